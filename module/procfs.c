@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * stackinfo: /proc/stackinfo and the ioctl on it.
+ *
+ * Reading the file answers for the reading thread, as "key value" lines in
+ * a fixed order (stackinfo(4)); addresses are written as /proc/<pid>/maps
+ * writes them, "-" stands for a value the kernel has no answer for.
+ * The ioctl answers for any thread the access policy allows.
+ *
+ * procfs keeps rmmod safe with fds open: proc_remove() waits for calls in
+ * flight, releases the open files, and later calls on them get -EIO.
+ */
+#include <linux/build_bug.h>
+#include <linux/compat.h>
+#include <linux/fs.h>
+#include <linux/minmax.h>
+#include <linux/proc_fs.h>
+#include <linux/resource.h>
+#include <linux/seq_file.h>
+#include <linux/uaccess.h>
+#include <kunit/visibility.h>
+
+#include "stackinfo.h"
+
+static_assert(sizeof(struct stackinfo_query) == STACKINFO_QUERY_SIZE_VER0);
+
+static struct proc_dir_entry *stackinfo_pde;
+
+VISIBLE_IF_KUNIT int stackinfo_ioctl_query(struct file *file,
+					   struct stackinfo_query __user *uarg)
+{
+	struct stackinfo_query q;
+	u64 usize;
+	int err;
+
+	if (get_user(usize, &uarg->size))
+		return -EFAULT;
+	if (usize > PAGE_SIZE)
+		return -E2BIG;
+	if (usize < STACKINFO_QUERY_SIZE_VER0)
+		return -EINVAL;
+	err = copy_struct_from_user(&q, sizeof(q), uarg, usize);
+	if (err)
+		return err;
+	if (q.query_flags & ~STACKINFO_QUERY_VALID_FLAGS)
+		return -EINVAL;
+	if (q.reserved)
+		return -EINVAL;
+
+	err = stackinfo_query(file, &q);
+	if (err)
+		return err;
+
+	if (copy_to_user(uarg, &q, min_t(size_t, sizeof(q), usize)))
+		return -EFAULT;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(stackinfo_ioctl_query);
+
+static long stackinfo_ioctl(struct file *file, unsigned int cmd,
+			    unsigned long arg)
+{
+	switch (cmd) {
+	case STACKINFO_IOC_QUERY:
+		return stackinfo_ioctl_query(file, (void __user *)arg);
+	default:
+		return -ENOTTY;
+	}
+}
+
+#ifdef CONFIG_COMPAT
+static long stackinfo_compat_ioctl(struct file *file, unsigned int cmd,
+				   unsigned long arg)
+{
+	/* The structs hold only __u64/__u32 in pairs: one layout for both. */
+	return stackinfo_ioctl(file, cmd, (unsigned long)compat_ptr(arg));
+}
+#endif
+
+static void stackinfo_show_addr(struct seq_file *m, const char *key,
+				bool valid, u64 addr)
+{
+	if (valid)
+		seq_printf(m, "%s %08llx\n", key, addr);
+	else
+		seq_printf(m, "%s -\n", key);
+}
+
+static void stackinfo_show_vma(struct seq_file *m, const char *key,
+			       bool valid, u64 start, u64 end, u64 flags)
+{
+	if (!valid) {
+		seq_printf(m, "%s -\n", key);
+		return;
+	}
+	seq_printf(m, "%s %08llx-%08llx %c%c%c%c\n", key, start, end,
+		   flags & STACKINFO_VMA_READ ? 'r' : '-',
+		   flags & STACKINFO_VMA_WRITE ? 'w' : '-',
+		   flags & STACKINFO_VMA_EXEC ? 'x' : '-',
+		   flags & STACKINFO_VMA_SHARED ? 's' : 'p');
+}
+
+static void stackinfo_show_rlim(struct seq_file *m, const char *key,
+				bool valid, u64 lim)
+{
+	if (!valid)
+		seq_printf(m, "%s -\n", key);
+	else if (lim == STACKINFO_RLIM_INFINITY)
+		seq_printf(m, "%s unlimited\n", key);
+	else
+		seq_printf(m, "%s %llu\n", key, lim);
+}
+
+/* The text of /proc/stackinfo for an answered query; order is ABI. */
+VISIBLE_IF_KUNIT void stackinfo_show_query(struct seq_file *m,
+					   const struct stackinfo_query *q)
+{
+	u64 v = q->valid;
+
+	seq_printf(m, "tid %u\n", q->out_tid);
+	seq_printf(m, "tgid %u\n", q->tgid);
+	seq_printf(m, "main %u\n", !!(q->thread_flags & STACKINFO_THREAD_MAIN));
+	seq_printf(m, "map_count %u\n", q->map_count);
+	stackinfo_show_addr(m, "start_stack", v & STACKINFO_VALID_START_STACK,
+			    q->start_stack);
+	stackinfo_show_vma(m, "main_vma", v & STACKINFO_VALID_MAIN_VMA,
+			   q->main_vma_start, q->main_vma_end,
+			   q->main_vma_flags);
+	stackinfo_show_addr(m, "main_prev_end", v & STACKINFO_VALID_MAIN_PREV,
+			    q->main_prev_end);
+	stackinfo_show_addr(m, "sp", v & STACKINFO_VALID_SP, q->sp);
+	stackinfo_show_vma(m, "sp_vma", v & STACKINFO_VALID_SP_VMA,
+			   q->sp_vma_start, q->sp_vma_end, q->sp_vma_flags);
+	stackinfo_show_addr(m, "sp_prev_end", v & STACKINFO_VALID_SP_PREV,
+			    q->sp_prev_end);
+	/* A guard is PROT_NONE by definition: "---p" says nothing more. */
+	if (v & STACKINFO_VALID_SP_GUARD)
+		seq_printf(m, "sp_guard %08llx-%08llx\n", q->sp_guard_start,
+			   q->sp_guard_end);
+	else
+		seq_puts(m, "sp_guard -\n");
+	stackinfo_show_rlim(m, "rlim_stack_cur", v & STACKINFO_VALID_RLIMIT,
+			    q->rlim_stack_cur);
+	stackinfo_show_rlim(m, "rlim_stack_max", v & STACKINFO_VALID_RLIMIT,
+			    q->rlim_stack_max);
+	if (v & STACKINFO_VALID_GUARD_GAP)
+		seq_printf(m, "guard_gap %llu\n", q->guard_gap);
+	else
+		seq_puts(m, "guard_gap -\n");
+}
+EXPORT_SYMBOL_IF_KUNIT(stackinfo_show_query);
+
+static int stackinfo_show(struct seq_file *m, void *v)
+{
+	struct stackinfo_query q = { .size = sizeof(q) };
+	int err;
+
+	err = stackinfo_query(m->file, &q);
+	if (err)
+		return err;
+	stackinfo_show_query(m, &q);
+	return 0;
+}
+
+static int stackinfo_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, stackinfo_show, NULL);
+}
+
+static const struct proc_ops stackinfo_proc_ops = {
+	.proc_open		= stackinfo_open,
+	.proc_read_iter		= seq_read_iter,
+	.proc_lseek		= seq_lseek,
+	.proc_release		= single_release,
+	.proc_ioctl		= stackinfo_ioctl,
+#ifdef CONFIG_COMPAT
+	.proc_compat_ioctl	= stackinfo_compat_ioctl,
+#endif
+};
+
+int stackinfo_procfs_init(void)
+{
+	stackinfo_pde = proc_create("stackinfo", 0444, NULL,
+				    &stackinfo_proc_ops);
+	return stackinfo_pde ? 0 : -ENOMEM;
+}
+
+void stackinfo_procfs_exit(void)
+{
+	proc_remove(stackinfo_pde);
+}

@@ -1,0 +1,46 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# Install the Debian packages stackinfo needs, by group:
+#   base   build the module and tools, boot Debian's 6.12 kernel in QEMU
+#   all    every group (what `make deps` asks for)
+# Idempotent, and silent when everything is already installed.
+set -euo pipefail
+
+declare -A group=(
+	[base]="gcc make libc6-dev kmod cpio busybox-static qemu-system-x86
+		linux-image-6.12-amd64 linux-headers-6.12-amd64"
+)
+
+want=()
+for g in "${@:-all}"; do
+	if [ "$g" = all ]; then
+		for k in "${!group[@]}"; do want+=(${group[$k]}); done
+	elif [ -n "${group[$g]:-}" ]; then
+		want+=(${group[$g]})
+	else
+		echo "deps: unknown group '$g' (known: ${!group[*]} all)" >&2
+		exit 2
+	fi
+done
+
+missing=()
+for p in "${want[@]}"; do
+	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
+		grep -q '^install ok installed$' || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" != 0 ]; then
+	echo "deps: missing ${missing[*]}; run 'make deps' as root" >&2
+	exit 1
+fi
+echo "deps: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+if ! { apt-get update -q && apt-get install -y -q --no-install-recommends "${missing[@]}"; } >"$log" 2>&1; then
+	tail -n 30 "$log" >&2
+	echo "deps: apt-get failed" >&2
+	exit 1
+fi

@@ -1,0 +1,401 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Helpers for stackinfo's test programs; see testutil.h.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+int t_failures;
+
+int t_result(void)
+{
+	return t_failures ? 1 : 0;
+}
+
+pid_t t_gettid(void)
+{
+	return (pid_t)syscall(SYS_gettid);
+}
+
+static int maps_push(struct maps *m, const struct maps_entry *e)
+{
+	if (m->n == m->cap) {
+		size_t cap = m->cap ? 2 * m->cap : 1024;
+		struct maps_entry *v = realloc(m->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		m->v = v;
+		m->cap = cap;
+	}
+	m->v[m->n++] = *e;
+	return 0;
+}
+
+int maps_parse(struct maps *m, const char *text)
+{
+	const char *line = text;
+
+	m->n = 0;
+	while (*line) {
+		struct maps_entry e = { 0 };
+		const char *nl = strchr(line, '\n');
+		unsigned long long start, end, off, ino;
+		unsigned int major, minor;
+		int used = 0;
+
+		if (sscanf(line, "%llx-%llx %4s %llx %x:%x %llu %n", &start,
+			   &end, e.perms, &off, &major, &minor, &ino,
+			   &used) < 7 || !used || start >= end ||
+		    strlen(e.perms) != 4)
+			return -EINVAL;
+		e.start = start;
+		e.end = end;
+		if (line[used] != '\n' && line[used]) {
+			size_t len = nl ? (size_t)(nl - line) - used :
+					  strlen(line + used);
+
+			if (len >= sizeof(e.name))
+				len = sizeof(e.name) - 1;
+			memcpy(e.name, line + used, len);
+		}
+		if (m->n && m->v[m->n - 1].end > e.start)
+			return -EINVAL;	/* overlapping or unsorted */
+		if (maps_push(m, &e))
+			return -ENOMEM;
+		if (!nl)
+			break;
+		line = nl + 1;
+	}
+	return 0;
+}
+
+int maps_read(struct maps *m, pid_t pid)
+{
+	char path[64];
+	size_t len = 0;
+	ssize_t n;
+	int fd;
+
+	if (pid)
+		snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	else
+		snprintf(path, sizeof(path), "/proc/self/maps");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		if (m->buf_cap - len < 4096) {
+			size_t cap = m->buf_cap ? 2 * m->buf_cap : 1 << 20;
+			char *buf = realloc(m->buf, cap);
+
+			if (!buf) {
+				close(fd);
+				return -ENOMEM;
+			}
+			m->buf = buf;
+			m->buf_cap = cap;
+		}
+		n = read(fd, m->buf + len, m->buf_cap - len - 1);
+		if (n < 0) {
+			n = -errno;
+			close(fd);
+			return (int)n;
+		}
+		if (!n)
+			break;
+		len += n;
+	}
+	close(fd);
+	m->buf[len] = '\0';
+	return maps_parse(m, m->buf);
+}
+
+void maps_free(struct maps *m)
+{
+	free(m->v);
+	free(m->buf);
+	memset(m, 0, sizeof(*m));
+}
+
+const struct maps_entry *maps_find(const struct maps *m, uint64_t addr,
+				   const struct maps_entry **prev)
+{
+	size_t lo = 0, hi = m->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->v[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (prev)
+		*prev = lo ? &m->v[lo - 1] : NULL;
+	if (lo < m->n && m->v[lo].start <= addr)
+		return &m->v[lo];
+	return NULL;
+}
+
+size_t maps_vma_count(const struct maps *m)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < m->n; i++)
+		if (strcmp(m->v[i].name, "[vsyscall]"))
+			n++;
+	return n;
+}
+
+void vma_flags_perms(uint64_t flags, char out[5])
+{
+	out[0] = flags & STACKINFO_VMA_READ ? 'r' : '-';
+	out[1] = flags & STACKINFO_VMA_WRITE ? 'w' : '-';
+	out[2] = flags & STACKINFO_VMA_EXEC ? 'x' : '-';
+	out[3] = flags & STACKINFO_VMA_SHARED ? 's' : 'p';
+	out[4] = '\0';
+}
+
+int si_open(void)
+{
+	int fd = open(STACKINFO_PROC_PATH, O_RDONLY | O_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+int si_query(int fd, pid_t tid, uint64_t flags, struct stackinfo_query *q)
+{
+	memset(q, 0, sizeof(*q));
+	q->size = sizeof(*q);
+	q->query_flags = flags;
+	q->tid = (uint32_t)tid;
+	return ioctl(fd, STACKINFO_IOC_QUERY, q) ? -errno : 0;
+}
+
+/* Keys of /proc/stackinfo, in their fixed order. */
+enum si_key {
+	K_TID, K_TGID, K_MAIN, K_MAP_COUNT, K_START_STACK, K_MAIN_VMA,
+	K_MAIN_PREV_END, K_SP, K_SP_VMA, K_SP_PREV_END, K_SP_GUARD,
+	K_RLIM_CUR, K_RLIM_MAX, K_GUARD_GAP, K_NR
+};
+
+static const char *const si_keys[K_NR] = {
+	"tid", "tgid", "main", "map_count", "start_stack", "main_vma",
+	"main_prev_end", "sp", "sp_vma", "sp_prev_end", "sp_guard",
+	"rlim_stack_cur", "rlim_stack_max", "guard_gap",
+};
+
+static int parse_u64(const char *s, int base, __u64 *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoull(s, &end, base);
+	return errno || end == s || *end ? -EINVAL : 0;
+}
+
+static int parse_range(const char *s, bool want_perms, __u64 *start,
+		       __u64 *end, __u64 *flags)
+{
+	unsigned long long a, b;
+	char perms[5] = "", rest;
+	int n = sscanf(s, "%llx-%llx %4s%c", &a, &b, perms, &rest);
+
+	if (n != (want_perms ? 3 : 2) || a >= b)
+		return -EINVAL;
+	*start = a;
+	*end = b;
+	if (!want_perms)
+		return 0;
+	if (strlen(perms) != 4 || !strchr("r-", perms[0]) ||
+	    !strchr("w-", perms[1]) || !strchr("x-", perms[2]) ||
+	    !strchr("sp", perms[3]))
+		return -EINVAL;
+	*flags = (perms[0] == 'r' ? STACKINFO_VMA_READ : 0) |
+		 (perms[1] == 'w' ? STACKINFO_VMA_WRITE : 0) |
+		 (perms[2] == 'x' ? STACKINFO_VMA_EXEC : 0) |
+		 (perms[3] == 's' ? STACKINFO_VMA_SHARED : 0);
+	return 0;
+}
+
+static int parse_rlim(const char *s, __u64 *v)
+{
+	if (!strcmp(s, "unlimited")) {
+		*v = STACKINFO_RLIM_INFINITY;
+		return 0;
+	}
+	return parse_u64(s, 10, v);
+}
+
+int si_text_parse(const char *text, struct stackinfo_query *q)
+{
+	char line[256];
+	const char *p = text;
+	int k;
+
+	memset(q, 0, sizeof(*q));
+	for (k = 0; k < K_NR; k++) {
+		const char *nl = strchr(p, '\n');
+		size_t klen = strlen(si_keys[k]);
+		const char *val;
+		__u64 v = 0;
+		int err = 0;
+
+		if (!nl || (size_t)(nl - p) >= sizeof(line))
+			return -EINVAL;
+		memcpy(line, p, nl - p);
+		line[nl - p] = '\0';
+		p = nl + 1;
+		if (strncmp(line, si_keys[k], klen) || line[klen] != ' ')
+			return -EINVAL;
+		val = line + klen + 1;
+		if (!strcmp(val, "-")) {
+			if (k <= K_MAP_COUNT)
+				return -EINVAL;	/* always answered */
+			continue;
+		}
+		switch (k) {
+		case K_TID:
+		case K_TGID:
+		case K_MAIN:
+		case K_MAP_COUNT:
+			err = parse_u64(val, 10, &v);
+			if (!err && v > UINT32_MAX)
+				err = -EINVAL;
+			if (k == K_TID)
+				q->out_tid = v;
+			else if (k == K_TGID)
+				q->tgid = v;
+			else if (k == K_MAIN)
+				q->thread_flags |= v == 1 ? STACKINFO_THREAD_MAIN : 0;
+			else
+				q->map_count = v;
+			if (k == K_MAIN && v > 1)
+				err = -EINVAL;
+			q->valid |= STACKINFO_VALID_THREAD;
+			break;
+		case K_START_STACK:
+			err = parse_u64(val, 16, &q->start_stack);
+			q->valid |= STACKINFO_VALID_START_STACK;
+			break;
+		case K_MAIN_VMA:
+			err = parse_range(val, true, &q->main_vma_start,
+					  &q->main_vma_end, &q->main_vma_flags);
+			q->valid |= STACKINFO_VALID_MAIN_VMA;
+			break;
+		case K_MAIN_PREV_END:
+			err = parse_u64(val, 16, &q->main_prev_end);
+			q->valid |= STACKINFO_VALID_MAIN_PREV;
+			break;
+		case K_SP:
+			err = parse_u64(val, 16, &q->sp);
+			q->valid |= STACKINFO_VALID_SP;
+			break;
+		case K_SP_VMA:
+			err = parse_range(val, true, &q->sp_vma_start,
+					  &q->sp_vma_end, &q->sp_vma_flags);
+			q->valid |= STACKINFO_VALID_SP_VMA;
+			break;
+		case K_SP_PREV_END:
+			err = parse_u64(val, 16, &q->sp_prev_end);
+			q->valid |= STACKINFO_VALID_SP_PREV;
+			break;
+		case K_SP_GUARD:
+			err = parse_range(val, false, &q->sp_guard_start,
+					  &q->sp_guard_end, NULL);
+			q->valid |= STACKINFO_VALID_SP_GUARD;
+			break;
+		case K_RLIM_CUR:
+			err = parse_rlim(val, &q->rlim_stack_cur);
+			q->valid |= STACKINFO_VALID_RLIMIT;
+			break;
+		case K_RLIM_MAX:
+			err = parse_rlim(val, &q->rlim_stack_max);
+			break;
+		case K_GUARD_GAP:
+			err = parse_u64(val, 10, &q->guard_gap);
+			q->valid |= STACKINFO_VALID_GUARD_GAP;
+			break;
+		}
+		if (err)
+			return -EINVAL;
+	}
+	return *p ? -EINVAL : 0;	/* nothing after the last key */
+}
+
+int si_text_read(int fd, struct stackinfo_query *q)
+{
+	char buf[4096];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return si_text_parse(buf, q);
+}
+
+void *map_many(size_t n)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char *base;
+	size_t i;
+
+	base = mmap(NULL, n * page, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (base == MAP_FAILED)
+		return NULL;
+	/* Alternate protections so that no two neighbours merge. */
+	for (i = 1; i < n; i += 2) {
+		if (mprotect(base + i * page, page, PROT_READ)) {
+			munmap(base, n * page);
+			return NULL;
+		}
+	}
+	return base;
+}
+
+void unmap_many(void *base, size_t n)
+{
+	if (base)
+		munmap(base, n * sysconf(_SC_PAGESIZE));
+}
+
+uint64_t cmdline_guard_gap(void)
+{
+	uint64_t gap = 256 * (uint64_t)sysconf(_SC_PAGESIZE);
+	char buf[4096], *tok, *save;
+	FILE *f = fopen("/proc/cmdline", "re");
+	size_t n;
+
+	if (!f)
+		return gap;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	for (tok = strtok_r(buf, " \t\n", &save); tok;
+	     tok = strtok_r(NULL, " \t\n", &save)) {
+		__u64 pages;
+
+		if (!strcmp(tok, "--"))
+			break;
+		if (strncmp(tok, "stack_guard_gap=", 16))
+			continue;
+		if (!tok[16])
+			gap = 0;
+		else if (!parse_u64(tok + 16, 10, &pages))
+			gap = pages * sysconf(_SC_PAGESIZE);
+	}
+	return gap;
+}

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Helpers for stackinfo's test programs: a failure counter, the truth as
+ * /proc/<pid>/maps tells it, the raw ioctl, and the /proc/stackinfo text.
+ * Test programs exit 0 on pass, 1 on failure, 77 when skipped.
+ */
+#ifndef STACKINFO_TESTUTIL_H
+#define STACKINFO_TESTUTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <linux/stackinfo.h>
+
+#define T_SKIP 77
+
+extern int t_failures;
+
+#define CHECK(cond, ...)						\
+	do {								\
+		if (!(cond)) {						\
+			t_failures++;					\
+			fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__,	\
+				__LINE__, #cond);			\
+			fprintf(stderr, __VA_ARGS__);			\
+			fputc('\n', stderr);				\
+		}							\
+	} while (0)
+
+#define CHECK_EQ(a, b)							\
+	CHECK((uint64_t)(a) == (uint64_t)(b), "%s = %#llx, %s = %#llx",	\
+	      #a, (unsigned long long)(a), #b, (unsigned long long)(b))
+
+/* Exit status for the end of main(). */
+int t_result(void);
+
+/* One line of /proc/<pid>/maps. */
+struct maps_entry {
+	uint64_t start, end;
+	char perms[5];
+	char name[64];
+};
+
+struct maps {
+	struct maps_entry *v;
+	size_t n, cap;
+	char *buf;		/* the file's text, read in one go */
+	size_t buf_cap;
+};
+
+/*
+ * Read /proc/<pid>/maps (pid 0: self) into @m, reusing its buffers so that
+ * a read that finds them big enough maps nothing new. 0 or -errno.
+ */
+int maps_read(struct maps *m, pid_t pid);
+/* Parse maps text; the same parser maps_read() uses. 0 or -EINVAL. */
+int maps_parse(struct maps *m, const char *text);
+void maps_free(struct maps *m);
+/* The entry holding @addr, or NULL; *prev is the entry before it or NULL. */
+const struct maps_entry *maps_find(const struct maps *m, uint64_t addr,
+				   const struct maps_entry **prev);
+/* Number of VMAs: entries without the [vsyscall] gate area. */
+size_t maps_vma_count(const struct maps *m);
+
+/* The permission string stackinfo's flags give, "rw-p" style. */
+void vma_flags_perms(uint64_t flags, char out[5]);
+
+int si_open(void);
+/* STACKINFO_IOC_QUERY for @tid; 0 or -errno. */
+int si_query(int fd, pid_t tid, uint64_t flags, struct stackinfo_query *q);
+
+/*
+ * /proc/stackinfo's text parsed back into a query's out fields (valid bits
+ * set for the keys that had values); -EINVAL on any unexpected line,
+ * unknown key, or key out of order.
+ */
+int si_text_parse(const char *text, struct stackinfo_query *q);
+/* Read /proc/stackinfo (through @fd with pread at 0) and parse it. */
+int si_text_read(int fd, struct stackinfo_query *q);
+
+/* Map @n single-page VMAs that cannot merge; returns the base or NULL. */
+void *map_many(size_t n);
+void unmap_many(void *base, size_t n);
+
+/* The kernel's stack guard gap from /proc/cmdline, as mm/mmap.c reads it. */
+uint64_t cmdline_guard_gap(void);
+
+pid_t t_gettid(void);
+
+#endif
