@@ -94,6 +94,7 @@ int main(int argc, char **argv)
 	char text[4096];
 	void *addr;
 	size_t size, guard;
+	unsigned long long top;
 	ssize_t len;
 	int fd;
 
@@ -130,9 +131,10 @@ int main(int argc, char **argv)
 	pthread_attr_destroy(&attr);
 	printf("\nglibc pthread_getattr_np: stack %p-%p (%zu KiB), guard %zu\n",
 	       addr, (char *)addr + size, size >> 10, guard);
-	printf("same top of stack as the module's main_vma: %s\n",
-	       (unsigned long long)(uintptr_t)addr + size == q.main_vma_end ?
-	       "yes" : "NO");
+	/* glibc's top is the page above __libc_stack_end, the kernel's start_stack */
+	top = (q.start_stack | (sysconf(_SC_PAGESIZE) - 1)) + 1;
+	printf("glibc's top of stack is the page above start_stack (%#llx): %s\n",
+	       top, (uintptr_t)addr + size == top ? "yes" : "NO");
 
 	floor_us = time_calls(call_getppid, NULL, 10000, 300000, &n_floor);
 	glibc_us = time_calls(call_glibc, &self, 10, 1000000, &n_glibc);

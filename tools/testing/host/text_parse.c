@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The test helpers that judge the module, judged on known input: the
+ * /proc/<pid>/maps parser and lookup, and the /proc/stackinfo text parser
+ * (every key, "-" values, and what it must refuse).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "testutil.h"
+
+static const char maps_text[] =
+	"55d0c0a00000-55d0c0a02000 r--p 00000000 fe:01 1234    /usr/bin/cat\n"
+	"55d0c0a02000-55d0c0a07000 r-xp 00002000 fe:01 1234    /usr/bin/cat\n"
+	"7f0000000000-7f0000001000 ---p 00000000 00:00 0 \n"
+	"7f0000001000-7f0000801000 rw-p 00000000 00:00 0 \n"
+	"7ffd10000000-7ffd10021000 rw-p 00000000 00:00 0                          [stack]\n"
+	"ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0                  [vsyscall]\n";
+
+static const char text_full[] =
+	"tid 42\n"
+	"tgid 40\n"
+	"main 0\n"
+	"map_count 5\n"
+	"start_stack 7ffd10020a10\n"
+	"main_vma 7ffd10000000-7ffd10021000 rw-p\n"
+	"main_prev_end 7f0000801000\n"
+	"sp 7f00007ffe80\n"
+	"sp_vma 7f0000001000-7f0000801000 rw-p\n"
+	"sp_prev_end 7f0000001000\n"
+	"sp_guard 7f0000000000-7f0000001000\n"
+	"rlim_stack_cur 8388608\n"
+	"rlim_stack_max unlimited\n"
+	"guard_gap 1048576\n";
+
+static void check_maps(void)
+{
+	const struct maps_entry *e, *prev;
+	struct maps m = { 0 };
+
+	CHECK_EQ(maps_parse(&m, maps_text), 0);
+	CHECK_EQ(m.n, 6);
+	CHECK_EQ(maps_vma_count(&m), 5);
+	CHECK(!strcmp(m.v[4].name, "[stack]"), "name %s", m.v[4].name);
+	CHECK(!strcmp(m.v[0].name, "/usr/bin/cat"), "name %s", m.v[0].name);
+	CHECK(!strcmp(m.v[2].perms, "---p"), "perms %s", m.v[2].perms);
+
+	e = maps_find(&m, 0x7ffd10020a10, &prev);
+	CHECK(e == &m.v[4] && prev == &m.v[3], "stack lookup");
+	e = maps_find(&m, 0x7f0000001000, &prev);	/* first byte */
+	CHECK(e == &m.v[3] && prev == &m.v[2], "first byte");
+	e = maps_find(&m, 0x7f0000000fff, &prev);	/* last byte of guard */
+	CHECK(e == &m.v[2] && prev == &m.v[1], "last byte");
+	e = maps_find(&m, 0x7f0000801000, &prev);	/* in a gap */
+	CHECK(!e && prev == &m.v[3], "gap");
+	e = maps_find(&m, 0x1000, &prev);		/* below everything */
+	CHECK(!e && !prev, "below all");
+
+	CHECK_EQ(maps_parse(&m, "garbage\n"), -EINVAL);
+	CHECK_EQ(maps_parse(&m, "2000-1000 rw-p 0 00:00 0\n"), -EINVAL);
+	CHECK_EQ(maps_parse(&m, "1000-3000 rw-p 0 00:00 0\n2000-4000 rw-p 0 00:00 0\n"),
+		 -EINVAL);
+	maps_free(&m);
+}
+
+static void check_text(void)
+{
+	struct stackinfo_query q;
+	char buf[1024], *p, *next;
+
+	CHECK_EQ(si_text_parse(text_full, &q), 0);
+	CHECK_EQ(q.valid, STACKINFO_VALID_THREAD | STACKINFO_VALID_START_STACK |
+		 STACKINFO_VALID_MAIN_VMA | STACKINFO_VALID_MAIN_PREV |
+		 STACKINFO_VALID_SP | STACKINFO_VALID_SP_VMA |
+		 STACKINFO_VALID_SP_PREV | STACKINFO_VALID_SP_GUARD |
+		 STACKINFO_VALID_RLIMIT | STACKINFO_VALID_GUARD_GAP);
+	CHECK_EQ(q.out_tid, 42);
+	CHECK_EQ(q.tgid, 40);
+	CHECK_EQ(q.thread_flags, 0);
+	CHECK_EQ(q.map_count, 5);
+	CHECK_EQ(q.start_stack, 0x7ffd10020a10);
+	CHECK_EQ(q.main_vma_start, 0x7ffd10000000);
+	CHECK_EQ(q.main_vma_end, 0x7ffd10021000);
+	CHECK_EQ(q.main_vma_flags, STACKINFO_VMA_READ | STACKINFO_VMA_WRITE);
+	CHECK_EQ(q.main_prev_end, 0x7f0000801000);
+	CHECK_EQ(q.sp, 0x7f00007ffe80);
+	CHECK_EQ(q.sp_vma_start, 0x7f0000001000);
+	CHECK_EQ(q.sp_prev_end, 0x7f0000001000);
+	CHECK_EQ(q.sp_guard_start, 0x7f0000000000);
+	CHECK_EQ(q.sp_guard_end, 0x7f0000001000);
+	CHECK_EQ(q.rlim_stack_cur, 8388608);
+	CHECK_EQ(q.rlim_stack_max, STACKINFO_RLIM_INFINITY);
+	CHECK_EQ(q.guard_gap, 1048576);
+
+	/* "-" clears the valid bit of that key's group */
+	snprintf(buf, sizeof(buf), "%s", text_full);
+	p = strstr(buf, "sp_guard ");
+	next = strchr(p, '\n') + 1;
+	memmove(p + 11, next, strlen(next) + 1);
+	memcpy(p, "sp_guard -\n", 11);
+	CHECK_EQ(si_text_parse(buf, &q), 0);
+	CHECK(!(q.valid & STACKINFO_VALID_SP_GUARD), "guard still valid");
+
+	/* refused: a missing key, keys swapped, junk, a trailing line, bad perms */
+	CHECK_EQ(si_text_parse(strchr(text_full, '\n') + 1, &q), -EINVAL);
+	CHECK_EQ(si_text_parse("tgid 40\ntid 42\n", &q), -EINVAL);
+	snprintf(buf, sizeof(buf), "%sextra 1\n", text_full);
+	CHECK_EQ(si_text_parse(buf, &q), -EINVAL);
+	snprintf(buf, sizeof(buf), "%s", text_full);
+	memcpy(strstr(buf, "rw-p"), "rw-q", 4);
+	CHECK_EQ(si_text_parse(buf, &q), -EINVAL);
+	snprintf(buf, sizeof(buf), "%s", text_full);
+	memcpy(strstr(buf, "tid 42"), "tid 4x", 6);
+	CHECK_EQ(si_text_parse(buf, &q), -EINVAL);
+	snprintf(buf, sizeof(buf), "%s", text_full);
+	memcpy(strstr(buf, "map_count 5"), "map_count -", 11);
+	CHECK_EQ(si_text_parse(buf, &q), -EINVAL);
+}
+
+int main(void)
+{
+	check_maps();
+	check_text();
+	return t_result();
+}
