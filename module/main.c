@@ -10,6 +10,7 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <kunit/visibility.h>
 
 #include "stackinfo.h"
 
@@ -21,17 +22,40 @@ bool stackinfo_guard_gap_known;
 /*
  * stack_guard_gap is not exported. mm/mmap.c starts it at 256 pages and a
  * boot parameter "stack_guard_gap=<pages>" replaces it when all of its
- * value is digits; the last one given wins. Read the command line the same
- * way. If it cannot be read the gap stays unknown and is not reported.
+ * value is digits (simple_strtoul() up to the NUL); the last one given
+ * wins, and nothing after "--" is a kernel parameter. This reads a command
+ * line the same way. @cmdline is modified.
  */
-static void __init stackinfo_read_guard_gap(void)
+VISIBLE_IF_KUNIT unsigned long stackinfo_guard_gap_from_cmdline(char *cmdline)
 {
 	static const char key[] = "stack_guard_gap=";
 	unsigned long gap = 256UL << PAGE_SHIFT;
-	char *buf, *cur, *tok;
+	char *tok;
+
+	while ((tok = strsep(&cmdline, " \t\n")) != NULL) {
+		unsigned long pages;
+
+		if (!strcmp(tok, "--"))
+			break;
+		if (strncmp(tok, key, sizeof(key) - 1))
+			continue;
+		tok += sizeof(key) - 1;
+		if (!*tok)
+			gap = 0;
+		else if (!kstrtoul(tok, 10, &pages))
+			gap = pages << PAGE_SHIFT;
+	}
+	return gap;
+}
+EXPORT_SYMBOL_IF_KUNIT(stackinfo_guard_gap_from_cmdline);
+
+/* If the command line cannot be read, the gap stays unknown: not reported. */
+static void __init stackinfo_read_guard_gap(void)
+{
 	struct file *f;
 	loff_t pos = 0;
 	ssize_t len;
+	char *buf;
 
 	f = filp_open("/proc/cmdline", O_RDONLY, 0);
 	if (IS_ERR(f))
@@ -39,26 +63,10 @@ static void __init stackinfo_read_guard_gap(void)
 	buf = kzalloc(STACKINFO_CMDLINE_MAX, GFP_KERNEL);
 	len = buf ? kernel_read(f, buf, STACKINFO_CMDLINE_MAX - 1, &pos) : -ENOMEM;
 	filp_close(f, NULL);
-	if (len < 0)
-		goto out;
-
-	cur = buf;
-	while ((tok = strsep(&cur, " \t\n")) != NULL) {
-		unsigned long pages;
-
-		if (!strcmp(tok, "--"))
-			break;	/* the rest is for init */
-		if (strncmp(tok, key, sizeof(key) - 1))
-			continue;
-		tok += sizeof(key) - 1;
-		if (!*tok)
-			gap = 0;	/* simple_strtoul("") is 0, end at NUL */
-		else if (!kstrtoul(tok, 10, &pages))
-			gap = pages << PAGE_SHIFT;
+	if (len >= 0) {
+		stackinfo_guard_gap = stackinfo_guard_gap_from_cmdline(buf);
+		stackinfo_guard_gap_known = true;
 	}
-	stackinfo_guard_gap = gap;
-	stackinfo_guard_gap_known = true;
-out:
 	kfree(buf);
 }
 

@@ -26,7 +26,7 @@ static_assert(sizeof(struct stackinfo_query) == STACKINFO_QUERY_SIZE_VER0);
 
 static struct proc_dir_entry *stackinfo_pde;
 
-VISIBLE_IF_KUNIT int stackinfo_ioctl_query(struct file *file,
+VISIBLE_IF_KUNIT int stackinfo_ioctl_query(const struct file *file,
 					   struct stackinfo_query __user *uarg)
 {
 	struct stackinfo_query q;

@@ -266,3 +266,4 @@ out_task:
 	put_task_struct(task);
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(stackinfo_query);

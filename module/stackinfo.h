@@ -46,10 +46,11 @@ extern unsigned long stackinfo_guard_gap;
 extern bool stackinfo_guard_gap_known;
 
 #if IS_ENABLED(CONFIG_KUNIT)
-/* procfs.c's own functions, static unless kunit/ needs to reach them */
+/* Static unless kunit/ needs to reach them (VISIBLE_IF_KUNIT). */
 int stackinfo_ioctl_query(const struct file *file,
 			  struct stackinfo_query __user *uarg);
 void stackinfo_show_query(struct seq_file *m, const struct stackinfo_query *q);
+unsigned long stackinfo_guard_gap_from_cmdline(char *cmdline);
 #endif
 
 #endif /* _STACKINFO_INTERNAL_H */

@@ -6,15 +6,24 @@
 #
 #   debian-6.12  Debian 12's linux-image-6.12-amd64 and its headers
 #   debian-6.1   Debian 12's 6.1 LTS (issue 7: not supported yet)
-#   debug        our KUnit/KASAN/lockdep kernel (issue 3: not supported yet)
+#   debug        our 6.12 KUnit/KASAN/lockdep kernel (build-debug-kernel.sh)
 
-# kernel_find NAME: set KVER, VMLINUZ, KDIR; return 1 if not installed,
-# 2 if NAME is not a kernel this project supports (yet).
+_kernels_top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+# kernel_find NAME: set KVER, VMLINUZ, KDIR; return 1 if not installed or
+# built yet (kernel_provide does that), 2 if NAME is not a kernel this
+# project supports (yet).
 kernel_find() {
-	local pattern kver
+	local pattern kver tree
 	case "$1" in
 	debian-6.12) pattern='6.12.*-amd64' ;;
-	debian-6.1 | debug)
+	debug)
+		tree=$("$_kernels_top/scripts/build-debug-kernel.sh" --built) || return 1
+		KVER=$(cat "$tree/include/config/kernel.release")
+		VMLINUZ=$tree/arch/x86/boot/bzImage
+		KDIR=$tree
+		return 0 ;;
+	debian-6.1)
 		echo "kernel '$1' is not supported yet" >&2
 		return 2 ;;
 	*)
@@ -31,6 +40,14 @@ kernel_find() {
 		fi
 	done
 	return 1
+}
+
+# kernel_provide NAME: install or build it.
+kernel_provide() {
+	case "$1" in
+	debug) "$_kernels_top/scripts/build-debug-kernel.sh" >/dev/null ;;
+	*) "$_kernels_top/scripts/deps.sh" base ;;
+	esac
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then

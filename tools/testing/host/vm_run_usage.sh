@@ -21,6 +21,5 @@ expect 2 "no command" --kernel debian-6.12
 expect 2 "unknown argument" --bogus -- true
 expect 2 "unknown kernel 'nosuch'" --kernel nosuch -- true
 expect 2 "not supported yet" --kernel debian-6.1 -- true
-expect 2 "not supported yet" --kernel debug -- true
 expect 2 "no such file" --file /nonexistent/file -- true
 exit $fail
