@@ -14,6 +14,7 @@
 #include <linux/mman.h>
 #include <linux/mmap_lock.h>
 #include <linux/pid.h>
+#include <linux/refcount.h>
 #include <linux/sched/coredump.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/task.h>
@@ -487,6 +488,44 @@ static void query_kernel_thread(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, query_tid(0, 0, &q), -ENOENT);
 }
 
+/* Every path drops what it took: task and mm references stay balanced. */
+static void query_balances_references(struct kunit *test)
+{
+	struct task_struct *init = get_pid_task(find_get_pid(1), PIDTYPE_PID);
+	unsigned int task_refs, mm_users, mm_count, i;
+	struct stackinfo_query q;
+	struct mm_struct *mm;
+	struct cred *dropped;
+	const struct cred *saved;
+
+	KUNIT_ASSERT_NOT_NULL(test, init);
+	mm = get_task_mm(init);
+	if (!mm)
+		put_task_struct(init);
+	KUNIT_ASSERT_NOT_NULL(test, mm);
+	dropped = prepare_creds();
+	KUNIT_ASSERT_NOT_NULL(test, dropped);
+	cap_lower(dropped->cap_effective, CAP_SYS_PTRACE);
+
+	task_refs = refcount_read(&init->usage);
+	mm_users = atomic_read(&mm->mm_users);
+	mm_count = atomic_read(&mm->mm_count);
+	for (i = 0; i < 50; i++) {
+		KUNIT_EXPECT_EQ(test, query_tid(1, 0, &q), 0);
+		KUNIT_EXPECT_EQ(test, query_tid(1, STACKINFO_QUERY_NO_SP, &q), 0);
+		KUNIT_EXPECT_EQ(test, query_tid(2, 0, &q), -ENOENT);
+		saved = override_creds(dropped);
+		KUNIT_EXPECT_EQ(test, query_tid(1, 0, &q), -EACCES);
+		revert_creds(saved);
+	}
+	KUNIT_EXPECT_EQ(test, refcount_read(&init->usage), task_refs);
+	KUNIT_EXPECT_EQ(test, atomic_read(&mm->mm_users), mm_users);
+	KUNIT_EXPECT_EQ(test, atomic_read(&mm->mm_count), mm_count);
+	put_cred(dropped);
+	mmput(mm);
+	put_task_struct(init);
+}
+
 static void query_clears_out_fields(struct kunit *test)
 {
 	struct stackinfo_query q;
@@ -824,6 +863,7 @@ static struct kunit_case stackinfo_cases[] = {
 	KUNIT_CASE(query_no_sp),
 	KUNIT_CASE(query_no_such_tid),
 	KUNIT_CASE(query_kernel_thread),
+	KUNIT_CASE(query_balances_references),
 	KUNIT_CASE(query_clears_out_fields),
 	KUNIT_CASE(text_thread_all_valid),
 	KUNIT_CASE(text_nothing_but_thread),
