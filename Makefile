@@ -22,18 +22,42 @@ B := build
 CC ?= cc
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Werror
-ALL_CFLAGS := $(WARN) $(CFLAGS) -Iinclude/uapi -Itools/testing/lib
+INC := -Iinclude/uapi -Itools/lib -Itools/testing/lib
+ALL_CFLAGS := $(WARN) $(CFLAGS) $(INC)
+SAN_CFLAGS := $(WARN) -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer $(INC)
 LDLIBS := -lpthread
-
-TESTUTIL := tools/testing/lib/testutil.c tools/testing/lib/testutil.h
-GUEST_TESTS := $(patsubst tools/testing/guest/%.c,$(B)/guest/tests/%,$(wildcard tools/testing/guest/*.c))
-HOST_TESTS := $(patsubst tools/testing/host/%.c,$(B)/host/%,$(wildcard tools/testing/host/*.c)) \
-	$(patsubst tools/testing/host/%.sh,$(B)/host/%,$(wildcard tools/testing/host/*.sh))
-BINS := $(B)/bin/stackinfo-demo
-GUEST_FILES := $(B)/guest/run-tests $(B)/guest/splat-patterns
 UAPI := include/uapi/linux/stackinfo.h
 
-.PHONY: all module tools check demo deps clean help
+# libstackinfo: .so (soname, version script), .a, pkg-config file
+LIB_VERSION := $(shell sed -n 's/^\#define LIBSTACKINFO_VERSION\t*"\(.*\)"/\1/p' tools/lib/libstackinfo.h)
+LIB_SONAME := libstackinfo.so.$(firstword $(subst ., ,$(LIB_VERSION)))
+LIB_NAMES := lib backends maps proc
+LIB_HDRS := tools/lib/libstackinfo.h tools/lib/internal.h tools/lib/compat.h $(UAPI)
+LIB_PIC := $(LIB_NAMES:%=$(B)/lib/pic/%.o)
+LIB_SAN := $(LIB_NAMES:%=$(B)/lib/san/%.o)
+LIB_SO := $(B)/lib/libstackinfo.so.$(LIB_VERSION)
+LIB_A := $(B)/lib/libstackinfo.a
+LIB_A_SAN := $(B)/lib/libstackinfo-san.a
+PRELOAD := $(B)/lib/libstackinfo-preload.so
+LIBS := $(LIB_SO) $(B)/lib/$(LIB_SONAME) $(B)/lib/libstackinfo.so $(LIB_A) $(LIB_A_SAN) \
+	$(PRELOAD) $(B)/lib/libstackinfo.pc
+
+TESTUTIL := tools/testing/lib/testutil.c tools/testing/lib/testutil.h
+# Guest tests named lib_* test the library: linked against the .so (found
+# through an rpath, which vm-run's copy keeps valid), and once more with
+# the library, statically, under ASan and UBSan (lib_parity_san).
+GUEST_SRCS := $(wildcard tools/testing/guest/*.c)
+GUEST_TESTS := $(patsubst tools/testing/guest/%.c,$(B)/guest/tests/%,$(GUEST_SRCS)) \
+	$(B)/guest/tests/lib_parity_san
+HOST_SRCS := $(wildcard tools/testing/host/*.c)
+HOST_TESTS := $(patsubst tools/testing/host/%.c,$(B)/host/%,$(HOST_SRCS)) \
+	$(patsubst tools/testing/host/%.c,$(B)/host/%_san,$(filter tools/testing/host/lib_%,$(HOST_SRCS))) \
+	$(patsubst tools/testing/host/%.sh,$(B)/host/%,$(wildcard tools/testing/host/*.sh))
+BINS := $(B)/bin/stackinfo $(B)/bin/stackinfo-demo $(B)/bin/getattr-print
+GUEST_FILES := $(B)/guest/run-tests $(B)/guest/splat-patterns
+
+.PHONY: all module tools check demo deps clean help prune
 
 all: module tools
 
@@ -48,19 +72,84 @@ module:
 	@echo "module: building against $(KDIR)"
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
-tools: $(BINS) $(GUEST_TESTS) $(GUEST_FILES) $(HOST_TESTS)
+tools: $(LIBS) $(BINS) $(GUEST_TESTS) $(GUEST_FILES) $(HOST_TESTS) | prune
+
+# test binaries whose source is gone must not run again
+prune:
+	@for f in $(wildcard $(B)/host/* $(B)/guest/tests/*); do \
+		case " $(HOST_TESTS) $(GUEST_TESTS) " in *" $$f "*) ;; *) rm -f $$f ;; esac; \
+	done
+
+$(B)/lib/pic/%.o: tools/lib/%.c $(LIB_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
+
+$(B)/lib/san/%.o: tools/lib/%.c $(LIB_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(SAN_CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
+
+# The exported symbols must be exactly the map's, under the version node
+# that the header's LIBSTACKINFO_VERSION names.
+$(LIB_SO): $(LIB_PIC) tools/lib/libstackinfo.map scripts/check-symbols.sh
+	$(CC) -shared -Wl,-soname,$(LIB_SONAME) -Wl,--version-script=tools/lib/libstackinfo.map \
+		-Wl,-z,defs -o $@ $(LIB_PIC) $(LDLIBS)
+	scripts/check-symbols.sh $@ tools/lib/libstackinfo.map $(LIB_VERSION)
+
+$(B)/lib/$(LIB_SONAME) $(B)/lib/libstackinfo.so: $(LIB_SO)
+	ln -sf $(notdir $<) $@
+
+$(LIB_A): $(LIB_PIC)
+	rm -f $@
+	ar rcs $@ $^
+
+$(LIB_A_SAN): $(LIB_SAN)
+	rm -f $@
+	ar rcs $@ $^
+
+$(PRELOAD): tools/preload/preload.c tools/preload/preload.map $(LIB_A) $(LIB_HDRS)
+	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -shared \
+		-Wl,--version-script=tools/preload/preload.map -Wl,-z,defs \
+		-o $@ $< $(LIB_A) $(LDLIBS)
+
+$(B)/lib/libstackinfo.pc: tools/lib/libstackinfo.pc.in tools/lib/libstackinfo.h
+	sed -e 's|@PREFIX@|/usr/local|' -e 's|@LIBDIR@|$${prefix}/lib|' \
+		-e 's|@INCLUDEDIR@|$${prefix}/include|' -e 's|@VERSION@|$(LIB_VERSION)|' $< >$@
+
+$(B)/bin/stackinfo: tools/stackinfo/stackinfo.c $(LIB_A) $(LIB_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) $(LDLIBS)
 
 $(B)/bin/stackinfo-demo: tools/demo/stackinfo-demo.c $(UAPI)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LDLIBS)
 
-$(B)/guest/tests/%: tools/testing/guest/%.c $(TESTUTIL) $(UAPI)
+$(B)/bin/getattr-print: tools/testing/getattr-print.c
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -o $@ $< tools/testing/lib/testutil.c $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LDLIBS)
 
-$(B)/host/%: tools/testing/host/%.c $(TESTUTIL) $(UAPI)
+# testutil reads maps with the library's parser (from the .a); lib_* tests
+# take the public calls from the .so, listed first so that nothing else of
+# the .a is pulled in
+$(B)/guest/tests/lib_%: tools/testing/guest/lib_%.c $(TESTUTIL) $(LIB_HDRS) $(LIB_SO) $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -o $@ $< tools/testing/lib/testutil.c $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -o $@ $< tools/testing/lib/testutil.c \
+		-Wl,-rpath,$(CURDIR)/$(B)/lib $(B)/lib/$(LIB_SONAME) $(LIB_A) $(LDLIBS)
+
+$(B)/guest/tests/lib_%_san: tools/testing/guest/lib_%.c $(TESTUTIL) $(LIB_HDRS) $(LIB_A_SAN)
+	@mkdir -p $(@D)
+	$(CC) $(SAN_CFLAGS) -o $@ $< tools/testing/lib/testutil.c $(LIB_A_SAN) $(LDLIBS)
+
+$(B)/guest/tests/%: tools/testing/guest/%.c $(TESTUTIL) $(LIB_HDRS) $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $< tools/testing/lib/testutil.c $(LIB_A) $(LDLIBS)
+
+$(B)/host/lib_%_san: tools/testing/host/lib_%.c $(TESTUTIL) $(LIB_HDRS) $(LIB_A_SAN)
+	@mkdir -p $(@D)
+	$(CC) $(SAN_CFLAGS) -o $@ $< tools/testing/lib/testutil.c $(LIB_A_SAN) $(LDLIBS)
+
+$(B)/host/%: tools/testing/host/%.c $(TESTUTIL) $(LIB_HDRS) $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $< tools/testing/lib/testutil.c $(LIB_A) $(LDLIBS)
 
 $(B)/host/%: tools/testing/host/%.sh
 	@mkdir -p $(@D)

@@ -52,7 +52,7 @@ static int query_errno(int fd, pid_t tid)
 {
 	struct stackinfo_query q;
 
-	return si_query(fd, tid, 0, &q);
+	return si_module_query(fd, tid, 0, &q);
 }
 
 /* Run @fn in a child and count its failures as ours. */
@@ -99,7 +99,7 @@ static void as_user(void *arg)
 	drop_to_user();
 	fd = si_open();
 	CHECK(fd >= 0, "user open: %s", strerror(-fd));
-	err = si_query(fd, 0, 0, &q);
+	err = si_module_query(fd, 0, 0, &q);
 	CHECK(!err && (q.valid & STACKINFO_VALID_SP), "user self: %s", strerror(-err));
 	CHECK(!si_text_read(fd, &q), "user /proc/stackinfo text");
 	CHECK_EQ(query_errno(fd, 1), -EACCES);
@@ -203,15 +203,15 @@ int main(void)
 	CHECK(t.root_proc > 0 && t.nondumpable > 0, "fork");
 
 	/* root with CAP_SYS_PTRACE sees other processes, SP included */
-	err = si_query(t.root_fd, t.root_proc, 0, &q);
+	err = si_module_query(t.root_fd, t.root_proc, 0, &q);
 	CHECK(!err, "root -> root process: %s", strerror(-err));
 	CHECK_EQ(q.out_tid, t.root_proc);
 	CHECK_EQ(q.tgid, t.root_proc);
 	CHECK(q.valid & STACKINFO_VALID_SP_VMA, "root -> other: no SP");
 	CHECK(q.sp >= q.main_vma_start && q.sp < q.main_vma_end, "other's SP off its stack");
-	err = si_query(t.root_fd, t.nondumpable, 0, &q);
+	err = si_module_query(t.root_fd, t.nondumpable, 0, &q);
 	CHECK(!err, "root -> non-dumpable: %s", strerror(-err));
-	err = si_query(t.root_fd, 1, 0, &q);
+	err = si_module_query(t.root_fd, 1, 0, &q);
 	CHECK(!err, "root -> init: %s", strerror(-err));
 
 	in_child("uid 1000", as_user, &t);

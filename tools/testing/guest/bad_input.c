@@ -178,7 +178,7 @@ int main(void)
 	}
 
 	/* still answers, and correctly */
-	err = si_query(fd, 0, 0, &q);
+	err = si_module_query(fd, 0, 0, &q);
 	CHECK(!err, "valid query after all that: %s", strerror(-err));
 	CHECK_EQ(q.out_tid, t_gettid());
 	CHECK(q.valid & STACKINFO_VALID_SP_VMA, "no SP VMA");

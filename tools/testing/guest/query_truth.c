@@ -177,7 +177,7 @@ static void check_thread_self(const char *what, int is_main)
 	maps_read(&maps, 0);
 	err = maps_read(&maps, 0);
 	CHECK(!err, "%s: maps: %s", what, strerror(-err));
-	err = si_query(fd, 0, 0, &q);
+	err = si_module_query(fd, 0, 0, &q);
 	CHECK(!err, "%s: ioctl: %s", what, strerror(-err));
 	if (err)
 		return;
@@ -185,7 +185,7 @@ static void check_thread_self(const char *what, int is_main)
 	check_text(what, &q);
 	check_self(what, &q, (uint64_t)(uintptr_t)&local, is_main);
 
-	err = si_query(fd, 0, STACKINFO_QUERY_NO_SP, &nosp);
+	err = si_module_query(fd, 0, STACKINFO_QUERY_NO_SP, &nosp);
 	CHECK(!err, "%s: NO_SP: %s", what, strerror(-err));
 	CHECK_EQ(nosp.valid, q.valid & ~(STACKINFO_VALID_SP | STACKINFO_VALID_SP_VMA |
 					 STACKINFO_VALID_SP_PREV | STACKINFO_VALID_SP_GUARD));
@@ -226,7 +226,7 @@ static void *thread_main(void *arg)
 	/* and we about the main thread, blocked in pthread_join() */
 	{
 		struct stackinfo_query q;
-		int err = si_query(fd, getpid(), 0, &q);
+		int err = si_module_query(fd, getpid(), 0, &q);
 
 		CHECK(!err, "main from thread: %s", strerror(-err));
 		if (!err) {
@@ -260,7 +260,7 @@ static void check_round(const char *label)
 		return;
 	}
 	pthread_barrier_wait(&p.ready);
-	err = si_query(fd, p.tid, 0, &q);
+	err = si_module_query(fd, p.tid, 0, &q);
 	CHECK(!err, "thread from main: %s", strerror(-err));
 	if (!err) {
 		CHECK_EQ(q.out_tid, p.tid);

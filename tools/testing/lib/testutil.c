@@ -14,6 +14,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "internal.h"
 #include "testutil.h"
 
 int t_failures;
@@ -26,6 +27,21 @@ int t_result(void)
 pid_t t_gettid(void)
 {
 	return (pid_t)syscall(SYS_gettid);
+}
+
+int t_wait_sleeping(pid_t tid)
+{
+	char path[64], buf[512], *p;
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	for (i = 0; i < 5000; i++) {
+		if (si_read_file(path, buf, sizeof(buf)) > 0 &&
+		    (p = strrchr(buf, ')')) && (p[2] == 'S' || p[2] == 'D'))
+			return 0;
+		usleep(1000);
+	}
+	return -ETIMEDOUT;
 }
 
 static int maps_push(struct maps *m, const struct maps_entry *e)
@@ -43,37 +59,35 @@ static int maps_push(struct maps *m, const struct maps_entry *e)
 	return 0;
 }
 
+static int maps_add(const struct si_maps_line *l, void *ctx)
+{
+	struct maps *m = ctx;
+	struct maps_entry e = { .start = l->start, .end = l->end };
+	size_t len = l->name_len < sizeof(e.name) ? l->name_len : sizeof(e.name) - 1;
+
+	memcpy(e.perms, l->perms, sizeof(e.perms));
+	memcpy(e.name, l->name, len);
+	if (m->n && m->v[m->n - 1].end > e.start)
+		return -EINVAL;	/* overlapping or unsorted */
+	return maps_push(m, &e);
+}
+
+/* The library's own line parser: the one its maps backend uses. */
 int maps_parse(struct maps *m, const char *text)
 {
 	const char *line = text;
 
 	m->n = 0;
 	while (*line) {
-		struct maps_entry e = { 0 };
 		const char *nl = strchr(line, '\n');
-		unsigned long long start, end, off, ino;
-		unsigned int major, minor;
-		int used = 0;
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		struct si_maps_line l;
+		int err = si_maps_parse_line(line, len, &l);
 
-		if (sscanf(line, "%llx-%llx %4s %llx %x:%x %llu %n", &start,
-			   &end, e.perms, &off, &major, &minor, &ino,
-			   &used) < 7 || !used || start >= end ||
-		    strlen(e.perms) != 4)
-			return -EINVAL;
-		e.start = start;
-		e.end = end;
-		if (line[used] != '\n' && line[used]) {
-			size_t len = nl ? (size_t)(nl - line) - used :
-					  strlen(line + used);
-
-			if (len >= sizeof(e.name))
-				len = sizeof(e.name) - 1;
-			memcpy(e.name, line + used, len);
-		}
-		if (m->n && m->v[m->n - 1].end > e.start)
-			return -EINVAL;	/* overlapping or unsorted */
-		if (maps_push(m, &e))
-			return -ENOMEM;
+		if (!err)
+			err = maps_add(&l, m);
+		if (err)
+			return err;
 		if (!nl)
 			break;
 		line = nl + 1;
@@ -83,49 +97,19 @@ int maps_parse(struct maps *m, const char *text)
 
 int maps_read(struct maps *m, pid_t pid)
 {
-	char path[64];
-	size_t len = 0;
-	ssize_t n;
-	int fd;
+	int fd = si_open_maps(pid), err;
 
-	if (pid)
-		snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	else
-		snprintf(path, sizeof(path), "/proc/self/maps");
-	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -errno;
-	for (;;) {
-		if (m->buf_cap - len < 4096) {
-			size_t cap = m->buf_cap ? 2 * m->buf_cap : 1 << 20;
-			char *buf = realloc(m->buf, cap);
-
-			if (!buf) {
-				close(fd);
-				return -ENOMEM;
-			}
-			m->buf = buf;
-			m->buf_cap = cap;
-		}
-		n = read(fd, m->buf + len, m->buf_cap - len - 1);
-		if (n < 0) {
-			n = -errno;
-			close(fd);
-			return (int)n;
-		}
-		if (!n)
-			break;
-		len += n;
-	}
+		return fd;
+	m->n = 0;
+	err = si_maps_scan(fd, maps_add, m);
 	close(fd);
-	m->buf[len] = '\0';
-	return maps_parse(m, m->buf);
+	return err;
 }
 
 void maps_free(struct maps *m)
 {
 	free(m->v);
-	free(m->buf);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -173,15 +157,6 @@ int si_open(void)
 	int fd = open(STACKINFO_PROC_PATH, O_RDONLY | O_CLOEXEC);
 
 	return fd < 0 ? -errno : fd;
-}
-
-int si_query(int fd, pid_t tid, uint64_t flags, struct stackinfo_query *q)
-{
-	memset(q, 0, sizeof(*q));
-	q->size = sizeof(*q);
-	q->query_flags = flags;
-	q->tid = (uint32_t)tid;
-	return ioctl(fd, STACKINFO_IOC_QUERY, q) ? -errno : 0;
 }
 
 /* Keys of /proc/stackinfo, in their fixed order. */

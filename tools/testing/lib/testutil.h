@@ -13,6 +13,8 @@
 #include <sys/types.h>
 #include <linux/stackinfo.h>
 
+#include "internal.h"
+
 #define T_SKIP 77
 
 extern int t_failures;
@@ -45,16 +47,14 @@ struct maps_entry {
 struct maps {
 	struct maps_entry *v;
 	size_t n, cap;
-	char *buf;		/* the file's text, read in one go */
-	size_t buf_cap;
 };
 
 /*
- * Read /proc/<pid>/maps (pid 0: self) into @m, reusing its buffers so that
- * a read that finds them big enough maps nothing new. 0 or -errno.
+ * Read /proc/<pid>/maps (pid 0: self) into @m, reusing its array so that a
+ * read that finds it big enough maps nothing new. 0 or -errno.
  */
 int maps_read(struct maps *m, pid_t pid);
-/* Parse maps text; the same parser maps_read() uses. 0 or -EINVAL. */
+/* Parse maps text with libstackinfo's parser. 0 or -EINVAL. */
 int maps_parse(struct maps *m, const char *text);
 void maps_free(struct maps *m);
 /* The entry holding @addr, or NULL; *prev is the entry before it or NULL. */
@@ -67,8 +67,7 @@ size_t maps_vma_count(const struct maps *m);
 void vma_flags_perms(uint64_t flags, char out[5]);
 
 int si_open(void);
-/* STACKINFO_IOC_QUERY for @tid; 0 or -errno. */
-int si_query(int fd, pid_t tid, uint64_t flags, struct stackinfo_query *q);
+/* STACKINFO_IOC_QUERY for @tid is libstackinfo's si_module_query(). */
 
 /*
  * /proc/stackinfo's text parsed back into a query's out fields (valid bits
@@ -87,5 +86,7 @@ void unmap_many(void *base, size_t n);
 uint64_t cmdline_guard_gap(void);
 
 pid_t t_gettid(void);
+/* Wait (up to 5 s) until thread @tid of this process sleeps: 0 or -ETIMEDOUT. */
+int t_wait_sleeping(pid_t tid);
 
 #endif

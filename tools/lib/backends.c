@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * libstackinfo's backends: the module's ioctl, and two ways of getting the
+ * same answer from /proc when the module is absent: PROCMAP_QUERY
+ * (O(log n) per lookup, Linux 6.11+) and a parse of the maps text (O(n)).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "compat.h"
+#include "internal.h"
+
+int si_module_query(int fd, pid_t tid, uint64_t flags,
+		    struct stackinfo_query *q)
+{
+	memset(q, 0, sizeof(*q));
+	q->size = sizeof(*q);
+	q->query_flags = flags;
+	q->tid = (uint32_t)tid;
+	return ioctl(fd, STACKINFO_IOC_QUERY, q) ? -errno : 0;
+}
+
+/* What a fallback finds for one address: its VMA, the one below, a guard. */
+struct si_lookup {
+	uint64_t addr;
+	bool want, found, has_prev, has_guard, skip_prev;
+	uint64_t start, end, flags, prev_end, guard_start, guard_end;
+};
+
+/* ---- PROCMAP_QUERY ---- */
+
+int si_procmap_covering(int fd, uint64_t addr, bool or_next, uint64_t *start,
+			uint64_t *end, uint64_t *flags)
+{
+	struct si_procmap_query pq = {
+		.size = sizeof(pq),
+		.query_flags = or_next ? SI_PROCMAP_COVERING_OR_NEXT_VMA : 0,
+		.query_addr = addr,
+	};
+
+	if (ioctl(fd, SI_PROCMAP_QUERY, &pq))
+		return -errno;
+	*start = pq.vma_start;
+	*end = pq.vma_end;
+	*flags = (pq.vma_flags & SI_PROCMAP_VMA_READABLE ? STACKINFO_VMA_READ : 0) |
+		 (pq.vma_flags & SI_PROCMAP_VMA_WRITABLE ? STACKINFO_VMA_WRITE : 0) |
+		 (pq.vma_flags & SI_PROCMAP_VMA_EXECUTABLE ? STACKINFO_VMA_EXEC : 0) |
+		 (pq.vma_flags & SI_PROCMAP_VMA_SHARED ? STACKINFO_VMA_SHARED : 0);
+	return 0;
+}
+
+/*
+ * The end of the highest VMA below @below: 1 found, 0 none, or -errno.
+ * PROCMAP_QUERY only looks upward, so: one call for the adjacent case, else
+ * a binary search for the last VMA starting below @below, O(log of the
+ * address space) calls.
+ */
+static int procmap_prev_end(int fd, uint64_t below, uint64_t *prev_end,
+			    uint64_t *prev_start, uint64_t *prev_flags)
+{
+	uint64_t lo = 0, hi = below, s = 0, e = 0, f = 0;
+	int found = 0, err;
+
+	if (below && !si_procmap_covering(fd, below - 1, false, &s, &e, &f)) {
+		*prev_start = s;
+		*prev_end = e;
+		*prev_flags = f;
+		return 1;
+	}
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		err = si_procmap_covering(fd, mid, true, &s, &e, &f);
+		if (err == -ENOENT || (!err && s >= below)) {
+			hi = mid;	/* nothing in [mid, below) */
+			continue;
+		}
+		if (err)
+			return err;
+		found = 1;
+		*prev_start = s;
+		*prev_end = e;
+		*prev_flags = f;
+		lo = e;
+	}
+	return found;
+}
+
+static int procmap_lookup(int fd, struct si_lookup *l)
+{
+	uint64_t ps = 0, pe = 0, pf = 0;
+	int err;
+
+	err = si_procmap_covering(fd, l->addr, false, &l->start, &l->end,
+				  &l->flags);
+	if (err == -ENOENT)
+		return 0;
+	if (err)
+		return err;
+	l->found = true;
+	if (l->skip_prev)
+		return 0;
+	err = procmap_prev_end(fd, l->start, &pe, &ps, &pf);
+	if (err < 0)
+		return err;
+	if (err) {
+		l->has_prev = true;
+		l->prev_end = pe;
+		if (pe == l->start && !pf) {
+			l->has_guard = true;
+			l->guard_start = ps;
+			l->guard_end = pe;
+		}
+	}
+	return 0;
+}
+
+/* ---- /proc/<pid>/maps text ---- */
+
+struct maps_ctx {
+	struct si_lookup *l[2];
+	uint32_t count;
+	bool have_last;
+	struct si_maps_line last;
+};
+
+static void maps_match(struct si_lookup *l, const struct si_maps_line *line,
+		       const struct maps_ctx *c)
+{
+	if (!l->want || l->found || line->start > l->addr || l->addr >= line->end)
+		return;
+	l->found = true;
+	l->start = line->start;
+	l->end = line->end;
+	l->flags = si_perms_flags(line->perms);
+	if (!c->have_last)
+		return;
+	l->has_prev = true;
+	l->prev_end = c->last.end;
+	if (c->last.end == line->start && !si_perms_flags(c->last.perms)) {
+		l->has_guard = true;
+		l->guard_start = c->last.start;
+		l->guard_end = c->last.end;
+	}
+}
+
+static int maps_line(const struct si_maps_line *line, void *ctx)
+{
+	struct maps_ctx *c = ctx;
+
+	if (!si_maps_is_gate(line))
+		c->count++;
+	maps_match(c->l[0], line, c);
+	maps_match(c->l[1], line, c);
+	c->last = *line;
+	c->have_last = true;
+	return 0;
+}
+
+/* ---- both fallbacks ---- */
+
+static void put_lookup(const struct si_lookup *l, __u64 *start, __u64 *end,
+		       __u64 *flags, __u64 *prev_end)
+{
+	*start = l->start;
+	*end = l->end;
+	*flags = l->flags;
+	*prev_end = l->prev_end;
+}
+
+/*
+ * This process's start_stack: fixed from exec to exit (a fork's child has
+ * the same), so read once per process rather than once per call.
+ */
+static int self_start_stack(uint64_t *start_stack)
+{
+	static pid_t pid;
+	static uint64_t cached;
+	pid_t me = getpid();
+	int err;
+
+	if (__atomic_load_n(&pid, __ATOMIC_ACQUIRE) == me) {
+		*start_stack = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+		return 0;
+	}
+	err = si_proc_start_stack(0, start_stack);
+	if (!err) {
+		__atomic_store_n(&cached, *start_stack, __ATOMIC_RELAXED);
+		__atomic_store_n(&pid, me, __ATOMIC_RELEASE);
+	}
+	return err;
+}
+
+static uint64_t rlim_u64(rlim_t v)
+{
+	return v == RLIM_INFINITY ? STACKINFO_RLIM_INFINITY : v;
+}
+
+int si_fallback_query(int backend, int self_maps_fd, pid_t tid,
+		      uint64_t flags, struct stackinfo_query *q)
+{
+	struct si_lookup main_l = { .want = true }, sp_l = { 0 };
+	pid_t self = gettid(), t = tid ? tid : self, tgid;
+	bool is_self = t == self, want_sp = !(flags & STACKINFO_QUERY_NO_SP);
+	struct rlimit rl;
+	uint64_t sp = 0;
+	int fd, err;
+
+	memset(q, 0, sizeof(*q));
+	q->size = sizeof(*q);
+	q->query_flags = flags & ~SI_QUERY_NO_MAIN_PREV;
+	q->tid = (uint32_t)tid;
+	if (tid < 0)
+		return -ESRCH;
+	if (is_self) {
+		tgid = getpid();
+	} else {
+		err = si_proc_tgid(t, &tgid);
+		if (err)
+			return err;
+	}
+	/* the process's own files for the caller's threads: no /proc/<tid> */
+	if (tgid == getpid())
+		err = self_start_stack(&main_l.addr);
+	else
+		err = si_proc_start_stack(t, &main_l.addr);
+	if (err)
+		return err;
+	main_l.skip_prev = flags & SI_QUERY_NO_MAIN_PREV;
+
+	if (want_sp && is_self) {
+		sp = (uintptr_t)__builtin_frame_address(0);
+		sp_l.want = true;
+	} else if (want_sp && !si_proc_syscall_sp(t, &sp)) {
+		sp_l.want = true;
+	}
+	sp_l.addr = sp;
+
+	/* PROCMAP_QUERY keeps no file position: one fd serves every thread */
+	if (backend == STACKINFO_BACKEND_PROCMAP_QUERY && tgid == getpid() &&
+	    self_maps_fd >= 0)
+		fd = self_maps_fd;
+	else if ((fd = si_open_maps(tgid == getpid() ? 0 : t)) < 0)
+		return fd;
+
+	if (backend == STACKINFO_BACKEND_PROCMAP_QUERY) {
+		err = procmap_lookup(fd, &main_l);
+		if (!err && sp_l.want)
+			err = procmap_lookup(fd, &sp_l);
+	} else {
+		struct maps_ctx c = { .l = { &main_l, &sp_l } };
+
+		err = si_maps_scan(fd, maps_line, &c);
+		q->map_count = c.count;
+	}
+	if (fd != self_maps_fd)
+		close(fd);
+	if (err)
+		return err;
+
+	q->out_tid = t;
+	q->tgid = tgid;
+	q->thread_flags = (t == tgid ? STACKINFO_THREAD_MAIN : 0) |
+			  (is_self ? STACKINFO_THREAD_SELF : 0);
+	q->start_stack = main_l.addr;
+	q->valid = STACKINFO_VALID_THREAD | STACKINFO_VALID_START_STACK;
+	if (main_l.found) {
+		put_lookup(&main_l, &q->main_vma_start, &q->main_vma_end,
+			   &q->main_vma_flags, &q->main_prev_end);
+		q->valid |= STACKINFO_VALID_MAIN_VMA;
+		if (main_l.has_prev)
+			q->valid |= STACKINFO_VALID_MAIN_PREV;
+	}
+	if (sp_l.want) {
+		q->sp = sp;
+		q->valid |= STACKINFO_VALID_SP;
+		if (sp_l.found) {
+			put_lookup(&sp_l, &q->sp_vma_start, &q->sp_vma_end,
+				   &q->sp_vma_flags, &q->sp_prev_end);
+			q->valid |= STACKINFO_VALID_SP_VMA;
+		}
+		if (sp_l.has_prev)
+			q->valid |= STACKINFO_VALID_SP_PREV;
+		if (sp_l.has_guard) {
+			q->sp_guard_start = sp_l.guard_start;
+			q->sp_guard_end = sp_l.guard_end;
+			q->valid |= STACKINFO_VALID_SP_GUARD;
+		}
+	}
+	if (!prlimit(is_self ? 0 : tgid, RLIMIT_STACK, NULL, &rl)) {
+		q->rlim_stack_cur = rlim_u64(rl.rlim_cur);
+		q->rlim_stack_max = rlim_u64(rl.rlim_max);
+		q->valid |= STACKINFO_VALID_RLIMIT;
+	}
+	return 0;
+}

@@ -1,0 +1,352 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * libstackinfo: which backend answers, the fds it keeps, and the public
+ * calls. The module's fd (/proc/stackinfo) and, for PROCMAP_QUERY, this
+ * process's /proc/self/maps are opened once with O_CLOEXEC; after fork()
+ * the child reopens the maps fd, which would still describe the parent.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+extern void *__libc_stack_end;
+
+static pthread_mutex_t si_lock = PTHREAD_MUTEX_INITIALIZER;
+static int si_backend;		/* 0 until chosen; published with release */
+static int si_module_fd = -1;
+static int si_maps_fd = -1;
+static pthread_t si_main_thread;
+static bool si_main_known;
+
+static const char *const si_names[] = {
+	[STACKINFO_BACKEND_MODULE] = "module",
+	[STACKINFO_BACKEND_PROCMAP_QUERY] = "procmap_query",
+	[STACKINFO_BACKEND_MAPS] = "maps",
+};
+
+SI_EXPORT const char *stackinfo_backend_name(int backend)
+{
+	if (backend < STACKINFO_BACKEND_MODULE || backend > STACKINFO_BACKEND_MAPS)
+		return NULL;
+	return si_names[backend];
+}
+
+static void si_atfork_child(void)
+{
+	/* the only thread of the child is its main thread */
+	si_main_thread = pthread_self();
+	si_main_known = true;
+	if (si_maps_fd >= 0) {
+		close(si_maps_fd);
+		si_maps_fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	}
+}
+
+__attribute__((constructor)) static void si_init(void)
+{
+	if (gettid() == getpid()) {
+		si_main_thread = pthread_self();
+		si_main_known = true;
+	}
+	pthread_atfork(NULL, NULL, si_atfork_child);
+}
+
+/* Open what @backend needs; 0, or -EOPNOTSUPP if this kernel lacks it. */
+static int si_open_backend_locked(int backend)
+{
+	uint64_t s, e, f;
+	int fd;
+
+	switch (backend) {
+	case STACKINFO_BACKEND_MODULE:
+		if (si_module_fd < 0)
+			si_module_fd = open(STACKINFO_PROC_PATH, O_RDONLY | O_CLOEXEC);
+		return si_module_fd >= 0 ? 0 : -EOPNOTSUPP;
+	case STACKINFO_BACKEND_PROCMAP_QUERY:
+		if (si_maps_fd >= 0)
+			return 0;
+		fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return -EOPNOTSUPP;
+		/* ENOTTY before 6.11; our own frame is always mapped */
+		if (si_procmap_covering(fd, (uintptr_t)__builtin_frame_address(0),
+					false, &s, &e, &f)) {
+			close(fd);
+			return -EOPNOTSUPP;
+		}
+		si_maps_fd = fd;
+		return 0;
+	case STACKINFO_BACKEND_MAPS:
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+static int si_backend_by_name(const char *name)
+{
+	int b;
+
+	for (b = STACKINFO_BACKEND_MODULE; b <= STACKINFO_BACKEND_MAPS; b++)
+		if (!strcmp(name, si_names[b]))
+			return b;
+	return -EINVAL;
+}
+
+SI_EXPORT int stackinfo_set_backend(int backend)
+{
+	int err;
+
+	pthread_mutex_lock(&si_lock);
+	err = si_open_backend_locked(backend);
+	if (!err)
+		__atomic_store_n(&si_backend, backend, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&si_lock);
+	return err;
+}
+
+/*
+ * The first usable of module, PROCMAP_QUERY, maps; or the one named by
+ * $STACKINFO_BACKEND, if it is usable.
+ */
+int si_current_backend(void)
+{
+	int b = __atomic_load_n(&si_backend, __ATOMIC_ACQUIRE);
+	const char *env;
+
+	if (b)
+		return b;
+	pthread_mutex_lock(&si_lock);
+	b = si_backend;
+	if (!b) {
+		env = secure_getenv("STACKINFO_BACKEND");
+		if (env && *env) {
+			b = si_backend_by_name(env);
+			if (b > 0 && si_open_backend_locked(b))
+				b = -EOPNOTSUPP;
+		} else {
+			for (b = STACKINFO_BACKEND_MODULE; b < STACKINFO_BACKEND_MAPS; b++)
+				if (!si_open_backend_locked(b))
+					break;
+		}
+		if (b > 0)
+			__atomic_store_n(&si_backend, b, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&si_lock);
+	return b;
+}
+
+SI_EXPORT int stackinfo_backend(void)
+{
+	return si_current_backend();
+}
+
+int si_query(pid_t tid, uint64_t flags, struct stackinfo_query *q)
+{
+	int b = si_current_backend();
+
+	if (b < 0)
+		return b;
+	if (b == STACKINFO_BACKEND_MODULE)
+		return si_module_query(si_module_fd, tid,
+				       flags & ~SI_QUERY_NO_MAIN_PREV, q);
+	return si_fallback_query(b, si_maps_fd, tid, flags, q);
+}
+
+SI_EXPORT int stackinfo_query_thread(pid_t tid, uint64_t flags,
+				     struct stackinfo_query *q)
+{
+	if (!q)
+		return -EFAULT;
+	if (flags & ~STACKINFO_QUERY_VALID_FLAGS)
+		return -EINVAL;
+	return si_query(tid, flags, q);
+}
+
+SI_EXPORT void stackinfo_glibc_main_stack(uint64_t stack_end, uint64_t vma_end,
+					  uint64_t prev_end, uint64_t rlim_cur,
+					  uint64_t pagesize, uint64_t *stackaddr,
+					  uint64_t *stacksize)
+{
+	/* the top: the page above __libc_stack_end */
+	uint64_t top = (stack_end & -pagesize) + pagesize;
+	/* the limit less what lies above the top, down to whole pages */
+	uint64_t size = (rlim_cur - (vma_end - top)) & -pagesize;
+
+	/* and never into the mapping below */
+	if (size > top - prev_end)
+		size = top - prev_end;
+	*stackaddr = top - size;
+	*stacksize = size;
+}
+
+/* From a query that skipped the VMA below the stack: still exact? */
+static int si_main_stack_from(const struct stackinfo_query *q, uint64_t lse,
+			      uint64_t *lo, uint64_t *size)
+{
+	if (!(q->valid & STACKINFO_VALID_MAIN_VMA) ||
+	    lse < q->main_vma_start || lse >= q->main_vma_end)
+		return -ENOENT;	/* __libc_stack_end is not at start_stack */
+	if (!(q->valid & STACKINFO_VALID_RLIMIT))
+		return -EIO;
+	stackinfo_glibc_main_stack(lse, q->main_vma_end,
+				   q->valid & STACKINFO_VALID_MAIN_PREV ?
+				   q->main_prev_end : 0,
+				   q->rlim_stack_cur, sysconf(_SC_PAGESIZE),
+				   lo, size);
+	return 0;
+}
+
+SI_EXPORT int stackinfo_main_stack(void **stackaddr, size_t *stacksize)
+{
+	uint64_t lse = (uintptr_t)__libc_stack_end, lo, size, s, e, f;
+	bool procmap = si_current_backend() == STACKINFO_BACKEND_PROCMAP_QUERY;
+	struct stackinfo_query q;
+	int err;
+
+	/*
+	 * PROCMAP_QUERY finds the VMA below only by a search; the size
+	 * depends on it only if some VMA lies between where the rlimit would
+	 * put the bottom and the stack. Look there first.
+	 */
+	err = si_query(getpid(), STACKINFO_QUERY_NO_SP |
+		       (procmap ? SI_QUERY_NO_MAIN_PREV : 0), &q);
+	if (!err)
+		err = si_main_stack_from(&q, lse, &lo, &size);
+	if (!err && procmap) {
+		err = si_procmap_covering(si_maps_fd, lo, true, &s, &e, &f);
+		if (err == -ENOENT || (!err && s >= q.main_vma_start)) {
+			err = 0;
+		} else if (!err) {
+			err = si_query(getpid(), STACKINFO_QUERY_NO_SP, &q);
+			if (!err)
+				err = si_main_stack_from(&q, lse, &lo, &size);
+		}
+	}
+	if (err)
+		return err;
+	*stackaddr = (void *)(uintptr_t)lo;
+	*stacksize = size;
+	return 0;
+}
+
+typedef int (*si_getattr_fn)(pthread_t, pthread_attr_t *);
+
+/* glibc's own pthread_getattr_np, whoever interposes it */
+static si_getattr_fn si_glibc_getattr(void)
+{
+	static si_getattr_fn fn;
+	si_getattr_fn f = __atomic_load_n(&fn, __ATOMIC_ACQUIRE);
+
+	if (!f) {
+		f = (si_getattr_fn)dlsym(RTLD_NEXT, "pthread_getattr_np");
+		__atomic_store_n(&fn, f, __ATOMIC_RELEASE);
+	}
+	return f;
+}
+
+static bool si_is_main(pthread_t th)
+{
+	if (pthread_equal(th, pthread_self()))
+		return gettid() == getpid();
+	return si_main_known && pthread_equal(th, si_main_thread);
+}
+
+/*
+ * The main thread's guard size as glibc reports it, learnt from glibc
+ * once; and whether our stack matched glibc's then. A mismatch (a layout
+ * this library does not understand) sends every later call to glibc.
+ */
+static int si_main_probe(size_t *guard)
+{
+	static int state;	/* 0 unknown, 1 fast, -1 use glibc */
+	static size_t probed_guard;
+	int s = __atomic_load_n(&state, __ATOMIC_ACQUIRE);
+	si_getattr_fn glibc = si_glibc_getattr();
+
+	if (!s && glibc && si_main_known) {
+		pthread_attr_t attr;
+		void *ga, *oa;
+		size_t gs, os;
+
+		s = -1;
+		if (!glibc(si_main_thread, &attr)) {
+			pthread_attr_getguardsize(&attr, &probed_guard);
+			pthread_attr_getstack(&attr, &ga, &gs);
+			pthread_attr_destroy(&attr);
+			if (!stackinfo_main_stack(&oa, &os) && oa == ga && os == gs)
+				s = 1;
+		}
+		__atomic_store_n(&state, s, __ATOMIC_RELEASE);
+	}
+	*guard = probed_guard;
+	return s;
+}
+
+/* glibc's other main-thread attributes, through the public API. */
+static int si_fill_attr(pthread_t th, pthread_attr_t *attr, void *addr,
+			size_t size, size_t guard)
+{
+	struct sched_param param;
+	cpu_set_t *set = NULL;
+	size_t setsize = 16;
+	int policy, ret;
+
+	ret = pthread_attr_setstack(attr, addr, size);
+	if (!ret)
+		ret = pthread_attr_setguardsize(attr, guard);
+	if (!ret && !pthread_getschedparam(th, &policy, &param)) {
+		ret = pthread_attr_setschedpolicy(attr, policy);
+		if (!ret)
+			ret = pthread_attr_setschedparam(attr, &param);
+	}
+	/* the same growing buffer glibc uses for the affinity */
+	do {
+		cpu_set_t *bigger;
+
+		setsize <<= 1;
+		bigger = realloc(set, setsize);
+		if (!bigger) {
+			ret = ENOMEM;
+			break;
+		}
+		set = bigger;
+		ret = pthread_getaffinity_np(th, setsize, set);
+	} while (ret == EINVAL && setsize < 1024 * 1024);
+	if (!ret)
+		ret = pthread_attr_setaffinity_np(attr, setsize, set);
+	else if (ret == ENOSYS)
+		ret = 0;
+	free(set);
+	return ret;
+}
+
+SI_EXPORT int stackinfo_pthread_getattr_np(pthread_t thread, pthread_attr_t *attr)
+{
+	si_getattr_fn glibc = si_glibc_getattr();
+	size_t guard, size;
+	void *addr;
+	int ret;
+
+	if (!si_is_main(thread) || si_main_probe(&guard) != 1 ||
+	    stackinfo_main_stack(&addr, &size) || size < (size_t)PTHREAD_STACK_MIN)
+		return glibc ? glibc(thread, attr) : ENOSYS;
+	ret = pthread_attr_init(attr);
+	if (ret)
+		return ret;
+	ret = si_fill_attr(thread, attr, addr, size, guard);
+	if (ret) {
+		/* whatever glibc would say, then */
+		pthread_attr_destroy(attr);
+		return glibc ? glibc(thread, attr) : ret;
+	}
+	return 0;
+}

@@ -1,0 +1,349 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * stackinfo: thread stacks for people, debuggers and tracers.
+ *
+ *   stackinfo                 this process (its own thread)
+ *   stackinfo -p PID          every thread of PID
+ *   stackinfo -t TID          one thread
+ *   --json                    JSON instead of the table
+ *   --backend NAME            module, procmap_query or maps
+ *
+ * Exit: 0 answered; 1 no such process or thread; 2 bad usage; 3 permission
+ * denied; 4 any other failure. See stackinfo(1).
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "libstackinfo.h"
+
+enum { EXIT_NOSUCH = 1, EXIT_USAGE = 2, EXIT_PERM = 3, EXIT_OTHER = 4 };
+
+static bool json;
+static int n_out;
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: stackinfo [-p PID] [-t TID] [--json] [--backend NAME]\n"
+		   "  no option: this process's own thread\n"
+		   "  -p, --pid PID      every thread of PID\n"
+		   "  -t, --tid TID      one thread (with -p: a thread of PID)\n"
+		   "  -j, --json         JSON output\n"
+		   "  -b, --backend NAME module, procmap_query or maps\n"
+		   "  -V, --version\n");
+}
+
+static int exit_code(int err)
+{
+	switch (err) {
+	case -ESRCH:
+	case -ENOENT:
+		return EXIT_NOSUCH;
+	case -EACCES:
+	case -EPERM:
+		return EXIT_PERM;
+	default:
+		return EXIT_OTHER;
+	}
+}
+
+static void human(uint64_t bytes, char *buf, size_t size)
+{
+	static const char units[] = "KMGTPE";
+	double v = bytes;
+	int u = -1;
+
+	while (v >= 1024 && u < 5) {
+		v /= 1024;
+		u++;
+	}
+	if (u < 0)
+		snprintf(buf, size, "%llu", (unsigned long long)bytes);
+	else
+		snprintf(buf, size, v < 10 && v != (int)v ? "%.1f%c" : "%.0f%c",
+			 v, units[u]);
+}
+
+static void perms(uint64_t flags, char out[5])
+{
+	out[0] = flags & STACKINFO_VMA_READ ? 'r' : '-';
+	out[1] = flags & STACKINFO_VMA_WRITE ? 'w' : '-';
+	out[2] = flags & STACKINFO_VMA_EXEC ? 'x' : '-';
+	out[3] = flags & STACKINFO_VMA_SHARED ? 's' : 'p';
+	out[4] = '\0';
+}
+
+/* The thread's stack: the VMA holding its SP, else the main stack's. */
+static bool stack_of(const struct stackinfo_query *q, uint64_t *start,
+		     uint64_t *end, uint64_t *flags)
+{
+	if (q->valid & STACKINFO_VALID_SP_VMA) {
+		*start = q->sp_vma_start;
+		*end = q->sp_vma_end;
+		*flags = q->sp_vma_flags;
+		return true;
+	}
+	if ((q->thread_flags & STACKINFO_THREAD_MAIN) &&
+	    (q->valid & STACKINFO_VALID_MAIN_VMA)) {
+		*start = q->main_vma_start;
+		*end = q->main_vma_end;
+		*flags = q->main_vma_flags;
+		return true;
+	}
+	return false;
+}
+
+static void print_row(const struct stackinfo_query *q)
+{
+	uint64_t start, end, flags;
+	char size[16] = "-", range[40] = "-", sp[20] = "-", guard[16] = "-";
+	char p[5] = "";
+
+	if (stack_of(q, &start, &end, &flags)) {
+		snprintf(range, sizeof(range), "%llx-%llx",
+			 (unsigned long long)start, (unsigned long long)end);
+		human(end - start, size, sizeof(size));
+		perms(flags, p);
+	}
+	if (q->valid & STACKINFO_VALID_SP)
+		snprintf(sp, sizeof(sp), "%llx", (unsigned long long)q->sp);
+	if (q->valid & STACKINFO_VALID_SP_GUARD)
+		human(q->sp_guard_end - q->sp_guard_start, guard, sizeof(guard));
+	if (!n_out++)
+		printf("%7s %7s %4s %-29s %6s %4s %-14s %5s\n", "TID", "PID",
+		       "MAIN", "STACK", "SIZE", "PERM", "SP", "GUARD");
+	printf("%7u %7u %4s %-29s %6s %4s %-14s %5s\n", q->out_tid, q->tgid,
+	       q->thread_flags & STACKINFO_THREAD_MAIN ? "yes" : "no", range,
+	       size, *p ? p : "-", sp, guard);
+}
+
+static void json_addr(const char *key, bool valid, uint64_t v, bool comma)
+{
+	if (valid)
+		printf("\"%s\": \"0x%llx\"", key, (unsigned long long)v);
+	else
+		printf("\"%s\": null", key);
+	fputs(comma ? ", " : "", stdout);
+}
+
+static void json_range(const char *key, bool valid, uint64_t start,
+		       uint64_t end, uint64_t flags)
+{
+	char p[5];
+
+	if (!valid) {
+		printf("\"%s\": null, ", key);
+		return;
+	}
+	perms(flags, p);
+	printf("\"%s\": {\"start\": \"0x%llx\", \"end\": \"0x%llx\", \"size\": %llu, \"perms\": \"%s\"}, ",
+	       key, (unsigned long long)start, (unsigned long long)end,
+	       (unsigned long long)(end - start), p);
+}
+
+static void json_rlim(const char *key, bool valid, uint64_t v, bool comma)
+{
+	if (!valid || v == STACKINFO_RLIM_INFINITY)
+		printf("\"%s\": null", key);
+	else
+		printf("\"%s\": %llu", key, (unsigned long long)v);
+	fputs(comma ? ", " : "", stdout);
+}
+
+static void print_json(const struct stackinfo_query *q)
+{
+	uint64_t v = q->valid;
+
+	printf("%s\n    {\"tid\": %u, \"pid\": %u, \"main\": %s, ", n_out++ ? "," : "",
+	       q->out_tid, q->tgid,
+	       q->thread_flags & STACKINFO_THREAD_MAIN ? "true" : "false");
+	if (q->map_count)
+		printf("\"map_count\": %u, ", q->map_count);
+	else
+		printf("\"map_count\": null, ");
+	json_addr("start_stack", v & STACKINFO_VALID_START_STACK, q->start_stack, true);
+	json_range("main_vma", v & STACKINFO_VALID_MAIN_VMA, q->main_vma_start,
+		   q->main_vma_end, q->main_vma_flags);
+	json_addr("main_prev_end", v & STACKINFO_VALID_MAIN_PREV, q->main_prev_end, true);
+	json_addr("sp", v & STACKINFO_VALID_SP, q->sp, true);
+	json_range("sp_vma", v & STACKINFO_VALID_SP_VMA, q->sp_vma_start,
+		   q->sp_vma_end, q->sp_vma_flags);
+	json_addr("sp_prev_end", v & STACKINFO_VALID_SP_PREV, q->sp_prev_end, true);
+	if (v & STACKINFO_VALID_SP_GUARD)
+		printf("\"guard\": {\"start\": \"0x%llx\", \"end\": \"0x%llx\", \"size\": %llu}, ",
+		       (unsigned long long)q->sp_guard_start,
+		       (unsigned long long)q->sp_guard_end,
+		       (unsigned long long)(q->sp_guard_end - q->sp_guard_start));
+	else
+		printf("\"guard\": null, ");
+	json_rlim("rlimit_stack_cur", v & STACKINFO_VALID_RLIMIT, q->rlim_stack_cur, true);
+	json_rlim("rlimit_stack_max", v & STACKINFO_VALID_RLIMIT, q->rlim_stack_max, true);
+	if (v & STACKINFO_VALID_GUARD_GAP)
+		printf("\"guard_gap\": %llu}", (unsigned long long)q->guard_gap);
+	else
+		printf("\"guard_gap\": null}");
+}
+
+static int show(pid_t tid, const char *what)
+{
+	struct stackinfo_query q;
+	int err = stackinfo_query_thread(tid, 0, &q);
+
+	if (err) {
+		fprintf(stderr, "stackinfo: %s: %s\n", what, strerror(-err));
+		return err;
+	}
+	if (json)
+		print_json(&q);
+	else
+		print_row(&q);
+	return 0;
+}
+
+static int parse_id(const char *s, pid_t *id)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v <= 0 || v > 0x3fffffff)
+		return -EINVAL;
+	*id = (pid_t)v;
+	return 0;
+}
+
+/* Every thread of @pid, in /proc/<pid>/task order. */
+static int show_process(pid_t pid)
+{
+	char path[64], what[64];
+	struct dirent *d;
+	int first_err = 0, shown = 0;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	dir = opendir(path);
+	if (!dir) {
+		int err = errno == ENOENT ? -ESRCH : -errno;
+
+		fprintf(stderr, "stackinfo: process %d: %s\n", (int)pid, strerror(-err));
+		return err;
+	}
+	while ((d = readdir(dir))) {
+		pid_t tid;
+		int err;
+
+		if (parse_id(d->d_name, &tid))
+			continue;
+		snprintf(what, sizeof(what), "thread %d", (int)tid);
+		err = show(tid, what);
+		if (!err)
+			shown++;
+		else if (err != -ESRCH && !first_err)
+			first_err = err;	/* a thread that exited meanwhile is no error */
+	}
+	closedir(dir);
+	return shown ? first_err : (first_err ? first_err : -ESRCH);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "tid", required_argument, NULL, 't' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "backend", required_argument, NULL, 'b' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{}
+	};
+	pid_t pid = 0, tid = 0;
+	const char *backend = NULL;
+	char what[64];
+	int c, b, err;
+
+	while ((c = getopt_long(argc, argv, "p:t:jb:hV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			if (parse_id(optarg, &pid)) {
+				fprintf(stderr, "stackinfo: bad pid '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 't':
+			if (parse_id(optarg, &tid)) {
+				fprintf(stderr, "stackinfo: bad tid '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'b':
+			backend = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			printf("stackinfo %s\n", LIBSTACKINFO_VERSION);
+			return 0;
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (backend) {
+		for (b = STACKINFO_BACKEND_MODULE; stackinfo_backend_name(b); b++)
+			if (!strcmp(backend, stackinfo_backend_name(b)))
+				break;
+		if (!stackinfo_backend_name(b)) {
+			fprintf(stderr, "stackinfo: unknown backend '%s'\n", backend);
+			return EXIT_USAGE;
+		}
+		err = stackinfo_set_backend(b);
+		if (err) {
+			fprintf(stderr, "stackinfo: backend %s: %s\n", backend, strerror(-err));
+			return EXIT_OTHER;
+		}
+	}
+	b = stackinfo_backend();
+	if (b < 0) {
+		fprintf(stderr, "stackinfo: no backend: %s\n", strerror(-b));
+		return EXIT_OTHER;
+	}
+	if (b != STACKINFO_BACKEND_MODULE && !backend)
+		fprintf(stderr, "stackinfo: the stackinfo module is not loaded; answered by the %s backend\n",
+			stackinfo_backend_name(b));
+
+	if (json)
+		printf("{\"backend\": \"%s\", \"threads\": [", stackinfo_backend_name(b));
+	if (pid && tid) {
+		char path[64];
+
+		/* -p and -t: the thread must belong to the process */
+		snprintf(path, sizeof(path), "/proc/%d/task/%d", (int)pid, (int)tid);
+		snprintf(what, sizeof(what), "thread %d of process %d", (int)tid, (int)pid);
+		err = access(path, F_OK) ? -ESRCH : show(tid, what);
+		if (err == -ESRCH && access(path, F_OK))
+			fprintf(stderr, "stackinfo: %s: %s\n", what, strerror(ESRCH));
+	} else if (pid) {
+		err = show_process(pid);
+	} else {
+		snprintf(what, sizeof(what), tid ? "thread %d" : "self", (int)tid);
+		err = show(tid, what);
+	}
+	if (json)
+		printf("%s]}\n", n_out ? "\n  " : "");
+	return err ? exit_code(err) : 0;
+}

@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * libstackinfo against glibc and against itself, in one process:
+ *  - for 30 layouts and rlimits (a mapping below the stack at five
+ *    distances or none, six RLIMIT_STACK values), every backend's
+ *    stackinfo_main_stack() and stackinfo_pthread_getattr_np() give
+ *    glibc's pthread_getattr_np() stack address, size and guard size,
+ *    bit for bit, and the same detach state, policy and CPU set;
+ *  - every backend describes the main thread and a second thread, each
+ *    asking about itself and about the other, as the others do;
+ *  - the interposed call answers without opening a file (glibc cannot);
+ *  - without the module (the guest's run-tests unloads it for a second
+ *    pass) the library picks PROCMAP_QUERY on 6.11+ and still agrees.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "libstackinfo.h"
+#include "testutil.h"
+
+static int backends[3], n_backends;
+static struct maps maps;
+
+static void find_backends(void)
+{
+	int module = !access(STACKINFO_PROC_PATH, F_OK), b, err;
+	struct utsname u;
+	int major = 0, minor = 0;
+
+	uname(&u);
+	sscanf(u.release, "%d.%d", &major, &minor);
+	for (b = STACKINFO_BACKEND_MODULE; b <= STACKINFO_BACKEND_MAPS; b++) {
+		err = stackinfo_set_backend(b);
+		if (!err)
+			backends[n_backends++] = b;
+		else if (b == STACKINFO_BACKEND_MODULE)
+			CHECK(!module && err == -EOPNOTSUPP, "module backend: %s", strerror(-err));
+		else if (b == STACKINFO_BACKEND_PROCMAP_QUERY)
+			CHECK(major < 6 || (major == 6 && minor < 11),
+			      "PROCMAP_QUERY refused on %s: %s", u.release, strerror(-err));
+		else
+			CHECK(0, "maps backend refused: %s", strerror(-err));
+	}
+	fprintf(stderr, "module %s; backends:", module ? "loaded" : "absent");
+	for (b = 0; b < n_backends; b++)
+		fprintf(stderr, " %s", stackinfo_backend_name(backends[b]));
+	fputc('\n', stderr);
+}
+
+struct attrs {
+	void *addr;
+	size_t size, guard;
+	int detach, policy, prio, cpus;
+};
+
+static int read_attr(pthread_attr_t *attr, struct attrs *a)
+{
+	struct sched_param p;
+	cpu_set_t set;
+
+	pthread_attr_getstack(attr, &a->addr, &a->size);
+	pthread_attr_getguardsize(attr, &a->guard);
+	pthread_attr_getdetachstate(attr, &a->detach);
+	pthread_attr_getschedpolicy(attr, &a->policy);
+	pthread_attr_getschedparam(attr, &p);
+	a->prio = p.sched_priority;
+	CPU_ZERO(&set);
+	pthread_attr_getaffinity_np(attr, sizeof(set), &set);
+	a->cpus = CPU_COUNT(&set);
+	return pthread_attr_destroy(attr);
+}
+
+/* glibc and every backend on the main thread's stack, as things stand. */
+static void check_getattr(const char *what)
+{
+	struct attrs g, s;
+	pthread_attr_t attr;
+	int i, ret;
+
+	ret = pthread_getattr_np(pthread_self(), &attr);	/* glibc's */
+	CHECK(!ret, "%s: glibc: %d", what, ret);
+	if (ret)
+		return;
+	read_attr(&attr, &g);
+	for (i = 0; i < n_backends; i++) {
+		const char *b = stackinfo_backend_name(backends[i]);
+		void *addr;
+		size_t size;
+		int err;
+
+		stackinfo_set_backend(backends[i]);
+		err = stackinfo_main_stack(&addr, &size);
+		CHECK(!err && addr == g.addr && size == g.size,
+		      "%s [%s]: main_stack %d %p+%#zx, glibc %p+%#zx", what, b,
+		      err, addr, size, g.addr, g.size);
+		ret = stackinfo_pthread_getattr_np(pthread_self(), &attr);
+		CHECK(!ret, "%s [%s]: getattr %d", what, b, ret);
+		if (ret)
+			continue;
+		read_attr(&attr, &s);
+		CHECK(s.addr == g.addr && s.size == g.size && s.guard == g.guard,
+		      "%s [%s]: getattr %p+%#zx guard %zu, glibc %p+%#zx guard %zu",
+		      what, b, s.addr, s.size, s.guard, g.addr, g.size, g.guard);
+		CHECK(s.detach == g.detach && s.policy == g.policy &&
+		      s.prio == g.prio && s.cpus == g.cpus,
+		      "%s [%s]: detach %d/%d policy %d/%d prio %d/%d cpus %d/%d",
+		      what, b, s.detach, g.detach, s.policy, g.policy, s.prio,
+		      g.prio, s.cpus, g.cpus);
+	}
+}
+
+static uintptr_t stack_vma_start(void)
+{
+	size_t i;
+
+	maps_read(&maps, 0);
+	for (i = 0; i < maps.n; i++)
+		if (!strcmp(maps.v[i].name, "[stack]"))
+			return maps.v[i].start;
+	return 0;
+}
+
+static void check_layouts(void)
+{
+	static const long below[] = { -1, 0, 16 << 10, 512 << 10, 4 << 20, 32 << 20 };
+	static const rlim_t limits[] = { 8 << 20, 20 << 10, 64 << 10, (1 << 20) + 123,
+					 100 << 20, RLIM_INFINITY };
+	long page = sysconf(_SC_PAGESIZE);
+	struct rlimit saved, rl;
+	size_t b, l;
+	char what[96];
+
+	getrlimit(RLIMIT_STACK, &saved);
+	for (b = 0; b < sizeof(below) / sizeof(below[0]); b++) {
+		void *at = NULL;
+
+		if (below[b] >= 0) {
+			at = (void *)(stack_vma_start() - below[b] - page);
+			CHECK(mmap(at, page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS |
+				   MAP_FIXED_NOREPLACE, -1, 0) == at,
+			      "map %ld below the stack: %s", below[b], strerror(errno));
+		}
+		for (l = 0; l < sizeof(limits) / sizeof(limits[0]); l++) {
+			rl = saved;
+			rl.rlim_cur = limits[l];
+			if (rl.rlim_cur > rl.rlim_max)
+				continue;
+			CHECK(!setrlimit(RLIMIT_STACK, &rl), "setrlimit: %s", strerror(errno));
+			snprintf(what, sizeof(what), "below %ld, rlimit %llu", below[b],
+				 (unsigned long long)limits[l]);
+			check_getattr(what);
+			setrlimit(RLIMIT_STACK, &saved);
+		}
+		if (at)
+			munmap(at, page);
+	}
+}
+
+/* ---- stackinfo_query_thread(): every backend tells the same ---- */
+
+static void same_query(const char *what, const char *b,
+		       const struct stackinfo_query *r, const struct stackinfo_query *q)
+{
+	const uint64_t vma_mask = ~(uint64_t)STACKINFO_VMA_GROWSDOWN;
+	const uint64_t groups = STACKINFO_VALID_THREAD | STACKINFO_VALID_START_STACK |
+		STACKINFO_VALID_MAIN_VMA | STACKINFO_VALID_MAIN_PREV |
+		STACKINFO_VALID_SP | STACKINFO_VALID_SP_VMA |
+		STACKINFO_VALID_SP_PREV | STACKINFO_VALID_SP_GUARD |
+		STACKINFO_VALID_RLIMIT;
+
+	CHECK((q->valid & groups) == (r->valid & groups), "%s [%s]: valid %#llx, want %#llx",
+	      what, b, (unsigned long long)q->valid, (unsigned long long)r->valid);
+	CHECK(q->out_tid == r->out_tid && q->tgid == r->tgid &&
+	      q->thread_flags == r->thread_flags, "%s [%s]: thread", what, b);
+	CHECK(q->start_stack == r->start_stack && q->main_vma_start == r->main_vma_start &&
+	      q->main_vma_end == r->main_vma_end &&
+	      (q->main_vma_flags & vma_mask) == (r->main_vma_flags & vma_mask) &&
+	      q->main_prev_end == r->main_prev_end, "%s [%s]: main stack", what, b);
+	CHECK(q->sp_vma_start == r->sp_vma_start && q->sp_vma_end == r->sp_vma_end &&
+	      (q->sp_vma_flags & vma_mask) == (r->sp_vma_flags & vma_mask) &&
+	      q->sp_prev_end == r->sp_prev_end, "%s [%s]: SP VMA %#llx-%#llx, want %#llx-%#llx",
+	      what, b, (unsigned long long)q->sp_vma_start, (unsigned long long)q->sp_vma_end,
+	      (unsigned long long)r->sp_vma_start, (unsigned long long)r->sp_vma_end);
+	CHECK(q->sp_guard_start == r->sp_guard_start && q->sp_guard_end == r->sp_guard_end,
+	      "%s [%s]: guard", what, b);
+	CHECK(q->rlim_stack_cur == r->rlim_stack_cur &&
+	      q->rlim_stack_max == r->rlim_stack_max, "%s [%s]: rlimit", what, b);
+	if (backends[0] == STACKINFO_BACKEND_MODULE && r == q)
+		CHECK(q->valid & STACKINFO_VALID_GUARD_GAP, "%s: module: no guard gap", what);
+}
+
+/* Thread @tid (0: self) through every backend, against the first. */
+static void check_backends(const char *what, pid_t tid)
+{
+	struct stackinfo_query r, q;
+	int i, err;
+
+	for (i = 0; i < n_backends; i++) {
+		const char *b = stackinfo_backend_name(backends[i]);
+
+		stackinfo_set_backend(backends[i]);
+		err = stackinfo_query_thread(tid, 0, i ? &q : &r);
+		CHECK(!err, "%s [%s]: %s", what, b, strerror(-err));
+		if (err)
+			return;
+		same_query(what, b, &r, i ? &q : &r);
+	}
+	CHECK(r.valid & STACKINFO_VALID_SP_VMA, "%s: no SP VMA", what);
+}
+
+static pthread_barrier_t ready, done;
+static pid_t peer_tid;
+
+static void *peer(void *arg)
+{
+	(void)arg;
+	peer_tid = t_gettid();
+	check_backends("second thread, itself", 0);
+	check_backends("second thread, the main one", getpid());
+	pthread_barrier_wait(&ready);
+	pthread_barrier_wait(&done);
+	return NULL;
+}
+
+/* The interposed path answers for the main thread without opening a file. */
+static void check_no_file_needed(void)
+{
+	struct rlimit rl, low;
+	pthread_attr_t attr;
+	int fd, i, ret;
+
+	for (i = 0; i < n_backends; i++) {
+		if (backends[i] == STACKINFO_BACKEND_MAPS)
+			continue;	/* it opens maps, as glibc does */
+		stackinfo_set_backend(backends[i]);
+		ret = stackinfo_pthread_getattr_np(pthread_self(), &attr);
+		if (!ret)
+			pthread_attr_destroy(&attr);
+		fd = dup(0);
+		if (fd >= 0)
+			close(fd);
+		getrlimit(RLIMIT_NOFILE, &rl);
+		low = rl;
+		low.rlim_cur = fd;
+		setrlimit(RLIMIT_NOFILE, &low);
+		ret = stackinfo_pthread_getattr_np(pthread_self(), &attr);
+		CHECK(!ret, "[%s] with no fd to spare: %d (fell back to glibc?)",
+		      stackinfo_backend_name(backends[i]), ret);
+		if (!ret)
+			pthread_attr_destroy(&attr);
+		ret = pthread_getattr_np(pthread_self(), &attr);
+		CHECK(ret == EMFILE, "glibc with no fd to spare: %d", ret);
+		if (!ret)
+			pthread_attr_destroy(&attr);
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+int main(void)
+{
+	pthread_t th;
+	void *extra;
+
+	find_backends();
+	if (!n_backends)
+		return t_result();
+	CHECK(stackinfo_backend() == backends[n_backends - 1], "set_backend did not stick");
+
+	check_layouts();
+	check_no_file_needed();
+
+	pthread_barrier_init(&ready, NULL, 2);
+	pthread_barrier_init(&done, NULL, 2);
+	pthread_create(&th, NULL, peer, NULL);
+	pthread_barrier_wait(&ready);
+	check_backends("main thread, itself", 0);
+	/* /proc/<tid>/syscall shows the SP of a sleeping thread only */
+	CHECK(!t_wait_sleeping(peer_tid), "second thread never slept");
+	check_backends("main thread, the second", peer_tid);
+	pthread_barrier_wait(&done);
+	pthread_join(th, NULL);
+
+	extra = map_many(3000);
+	CHECK(extra, "map_many");
+	check_backends("3000 mappings, main thread", 0);
+	check_getattr("3000 mappings");
+	unmap_many(extra, 3000);
+	maps_free(&maps);
+	return t_result();
+}

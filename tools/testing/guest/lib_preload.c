@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * LD_PRELOAD=libstackinfo-preload.so against glibc alone: getattr-print
+ * (pthread_getattr_np of the main thread, asked from it and from a second
+ * thread) prints the same with and without the interposer for 24 layouts,
+ * rlimits and backends; and with the module or PROCMAP_QUERY, the
+ * interposed call still answers when no file can be opened, which glibc's
+ * cannot: the interposer did the work. Both runs of a pair have ASLR off
+ * and environments of the same size, so their layouts are the same.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/personality.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+#define PRELOAD	"/usr/lib/libstackinfo-preload.so"
+#define NOTHING	"/usr/lib/libstackinfo-preload.sX"	/* same length, absent */
+#define HELPER	"/usr/bin/getattr-print"
+
+/* Run the helper; its stdout in @out. 0 or -1. */
+static int run(const char *preload, const char *backend, char *const args[],
+	       char *out, size_t size)
+{
+	int p[2], status;
+	size_t len = 0;
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		char pre[64], be[64];
+		char *env[] = { pre, be, NULL };
+
+		snprintf(pre, sizeof(pre), "LD_PRELOAD=%s", preload);
+		snprintf(be, sizeof(be), "STACKINFO_BACKEND=%-13s", backend);
+		/* an unknown backend name falls back to the default choice */
+		if (!*backend)
+			snprintf(be, sizeof(be), "STACKINFO_BACKEND_UNSET=%4s", "");
+		dup2(p[1], 1);
+		close(p[0]);
+		close(p[1]);
+		personality(ADDR_NO_RANDOMIZE);
+		execve(HELPER, args, env);
+		_exit(127);
+	}
+	close(p[1]);
+	while (len < size - 1 && (n = read(p[0], out + len, size - 1 - len)) > 0)
+		len += n;
+	out[len] = '\0';
+	close(p[0]);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		return -1;
+	return 0;
+}
+
+int main(void)
+{
+	static const char *const below[] = { NULL, "0", "65536", "4194304" };
+	static const char *const rlimit[] = { "8388608", "unlimited", "65536" };
+	static const char *const backend[] = { "", "maps" };
+	size_t b, r, k;
+
+	if (access(PRELOAD, R_OK) || access(HELPER, X_OK)) {
+		fprintf(stderr, "%s or %s missing\n", PRELOAD, HELPER);
+		return 1;
+	}
+	for (b = 0; b < 4; b++)
+		for (r = 0; r < 3; r++)
+			for (k = 0; k < 2; k++) {
+				char with[1024], without[1024], want_again[300];
+				char *args[12] = { HELPER, "--rlimit", (char *)rlimit[r],
+						   "--no-new-fds", "1" };
+				int n = 5;
+				char *main_line, *again;
+
+				if (below[b]) {
+					args[n++] = "--below";
+					args[n++] = (char *)below[b];
+				}
+				args[n] = NULL;
+				CHECK(!run(PRELOAD, backend[k], args, with, sizeof(with)),
+				      "with the interposer: below %s rlimit %s backend '%s'",
+				      below[b], rlimit[r], backend[k]);
+				CHECK(!run(NOTHING, backend[k], args, without, sizeof(without)),
+				      "without: below %s rlimit %s backend '%s'",
+				      below[b], rlimit[r], backend[k]);
+				again = strstr(with, "again: ");
+				main_line = strstr(with, "main: ");
+				/* main and other lines must be identical */
+				CHECK(again && !strncmp(with, without, again - with),
+				      "below %s rlimit %s backend '%s':\n--- glibc\n%s--- interposed\n%s",
+				      below[b], rlimit[r], backend[k], without, with);
+				CHECK(strstr(without, "again: error 24"), "glibc without fds: %s", without);
+				if (!again || !main_line)
+					continue;
+				/* module or PROCMAP_QUERY (6.11+): answered without a new fd */
+				if (strcmp(backend[k], "maps")) {
+					snprintf(want_again, sizeof(want_again), "again: %.*s",
+						 (int)(strchr(main_line, '\n') - main_line - 6),
+						 main_line + 6);
+					CHECK(!strncmp(again, want_again, strlen(want_again)),
+					      "interposed with no fd to spare: '%s', want '%s'",
+					      again, want_again);
+				}
+			}
+	return t_result();
+}
