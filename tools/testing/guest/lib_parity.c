@@ -225,6 +225,8 @@ static void *peer(void *arg)
 	(void)arg;
 	peer_tid = t_gettid();
 	check_backends("second thread, itself", 0);
+	/* the main thread waits at the barrier; see that it sleeps */
+	CHECK(!t_wait_sleeping(getpid()), "main thread never slept");
 	check_backends("second thread, the main one", getpid());
 	pthread_barrier_wait(&ready);
 	pthread_barrier_wait(&done);
