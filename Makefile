@@ -49,12 +49,14 @@ TESTUTIL := tools/testing/lib/testutil.c tools/testing/lib/testutil.h
 # the library, statically, under ASan and UBSan (lib_parity_san).
 GUEST_SRCS := $(wildcard tools/testing/guest/*.c)
 GUEST_TESTS := $(patsubst tools/testing/guest/%.c,$(B)/guest/tests/%,$(GUEST_SRCS)) \
+	$(patsubst tools/testing/guest/%.sh,$(B)/guest/tests/%,$(wildcard tools/testing/guest/*.sh)) \
 	$(B)/guest/tests/lib_parity_san
 HOST_SRCS := $(wildcard tools/testing/host/*.c)
 HOST_TESTS := $(patsubst tools/testing/host/%.c,$(B)/host/%,$(HOST_SRCS)) \
 	$(patsubst tools/testing/host/%.c,$(B)/host/%_san,$(filter tools/testing/host/lib_%,$(HOST_SRCS))) \
 	$(patsubst tools/testing/host/%.sh,$(B)/host/%,$(wildcard tools/testing/host/*.sh))
-BINS := $(B)/bin/stackinfo $(B)/bin/stackinfo-demo $(B)/bin/getattr-print
+BINS := $(B)/bin/stackinfo $(B)/bin/stackinfo-demo $(B)/bin/getattr-print \
+	$(B)/bin/thread-sleeper
 GUEST_FILES := $(B)/guest/run-tests $(B)/guest/splat-patterns
 
 .PHONY: all module tools check demo deps clean help prune
@@ -123,7 +125,7 @@ $(B)/bin/stackinfo-demo: tools/demo/stackinfo-demo.c $(UAPI)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LDLIBS)
 
-$(B)/bin/getattr-print: tools/testing/getattr-print.c
+$(B)/bin/%: tools/testing/%.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LDLIBS)
 
@@ -152,6 +154,10 @@ $(B)/host/%: tools/testing/host/%.c $(TESTUTIL) $(LIB_HDRS) $(LIB_A)
 	$(CC) $(ALL_CFLAGS) -o $@ $< tools/testing/lib/testutil.c $(LIB_A) $(LDLIBS)
 
 $(B)/host/%: tools/testing/host/%.sh
+	@mkdir -p $(@D)
+	install -m 755 $< $@
+
+$(B)/guest/tests/%: tools/testing/guest/%.sh
 	@mkdir -p $(@D)
 	install -m 755 $< $@
 

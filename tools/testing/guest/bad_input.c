@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,9 +160,23 @@ int main(void)
 	       sizeof(q), ENOTTY);
 
 	/* what the file does not do */
-	CHECK(write(fd, "x", 1) == -1, "write succeeded");
-	CHECK(mmap(NULL, page, PROT_READ, MAP_SHARED, fd, 0) == MAP_FAILED,
-	      "mmap succeeded");
+	errno = 0;
+	CHECK(write(fd, "x", 1) == -1 && errno == EBADF, "write on O_RDONLY: %s",
+	      strerror(errno));
+	{
+		int rw = open(STACKINFO_PROC_PATH, O_RDWR | O_CLOEXEC);
+
+		/* root may open the 0444 file for writing; the write still fails */
+		if (rw >= 0) {
+			errno = 0;
+			CHECK(write(rw, "x", 1) == -1 && errno == EIO, "write: %s",
+			      strerror(errno));
+			close(rw);
+		}
+	}
+	errno = 0;
+	CHECK(mmap(NULL, page, PROT_READ, MAP_SHARED, fd, 0) == MAP_FAILED &&
+	      errno == EIO, "mmap: %s", strerror(errno));
 	{
 		char buf[4096];
 		ssize_t n;

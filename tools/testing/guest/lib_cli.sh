@@ -1,0 +1,72 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# The stackinfo CLI: its table and JSON for itself, a process of four
+# threads, one thread; its exit codes for no such process (1), bad usage
+# (2) and no permission (3); every backend shows the same stacks; without
+# the module it says which backend answered.
+fail=0
+check() {	# DESCRIPTION COMMAND...: the command must succeed
+	what=$1
+	shift
+	if ! "$@"; then
+		echo "FAIL: $what"
+		fail=1
+	fi
+}
+rc_of() { "$@" >/tmp/cli.out 2>/tmp/cli.err; echo $?; }
+
+module=0
+[ -e /proc/stackinfo ] && module=1
+
+# itself: a header and one row, the main thread, TID = PID
+check "self: exit 0" [ "$(rc_of stackinfo)" = 0 ]
+check "self: two lines" [ "$(wc -l </tmp/cli.out)" = 2 ]
+check "self: header" grep -q '^ *TID *PID MAIN STACK' /tmp/cli.out
+check "self: main row" awk 'NR == 2 && $1 == $2 && $3 == "yes" { ok = 1 } END { exit !ok }' /tmp/cli.out
+
+thread-sleeper 3 >/tmp/sleeper.out &
+sleeper=$!
+i=0
+while ! grep -q ready /tmp/sleeper.out && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+
+check "-p: exit 0" [ "$(rc_of stackinfo -p $sleeper)" = 0 ]
+check "-p: four threads" [ "$(grep -c "^ *[0-9]* *$sleeper " /tmp/cli.out)" = 4 ]
+check "-p: three with a guard" [ "$(awk 'NR > 1 && $3 == "no" && $8 != "-"' /tmp/cli.out | wc -l)" = 3 ]
+cp /tmp/cli.out /tmp/cli.default
+tid=$(awk 'NR > 1 && $3 == "no" { print $1; exit }' /tmp/cli.out)
+check "-t: exit 0" [ "$(rc_of stackinfo -t "$tid")" = 0 ]
+check "-t: that thread" awk -v t="$tid" 'NR == 2 && $1 == t { ok = 1 } END { exit !ok }' /tmp/cli.out
+check "-p -t: exit 0" [ "$(rc_of stackinfo -p $sleeper -t "$tid")" = 0 ]
+check "-p 1 -t TID: not its thread" [ "$(rc_of stackinfo -p 1 -t "$tid")" = 1 ]
+
+check "--json: exit 0" [ "$(rc_of stackinfo -p $sleeper --json)" = 0 ]
+check "--json: four threads" [ "$(grep -o '"tid": ' /tmp/cli.out | wc -l)" = 4 ]
+check "--json: shape" grep -q '^{"backend": "[a-z_]*", "threads": \[$' /tmp/cli.out
+check "--json: closed" grep -q '^  \]}$' /tmp/cli.out
+if [ $module = 1 ]; then
+	check "--json: module" grep -q '"backend": "module"' /tmp/cli.out
+	check "module: nothing said on stderr" [ ! -s /tmp/cli.err ]
+else
+	check "no module: says which backend" grep -q 'answered by the' /tmp/cli.err
+fi
+
+# the same stacks, whatever answers (columns TID..PERM and GUARD)
+for b in module procmap_query maps; do
+	rc=$(rc_of stackinfo -p $sleeper --backend $b)
+	[ "$rc" = 4 ] && [ $b = module ] && [ $module = 0 ] && continue
+	check "--backend $b: exit 0" [ "$rc" = 0 ]
+	check "--backend $b: same stacks" [ "$(cut -c1-58 /tmp/cli.out)" = "$(cut -c1-58 /tmp/cli.default)" ]
+done
+
+check "no such process: exit 1" [ "$(rc_of stackinfo -p 999999)" = 1 ]
+check "no such process: says so" grep -q 'No such process' /tmp/cli.err
+check "bad option: exit 2" [ "$(rc_of stackinfo --bogus)" = 2 ]
+check "bad pid: exit 2" [ "$(rc_of stackinfo -p abc)" = 2 ]
+check "unknown backend: exit 2" [ "$(rc_of stackinfo --backend nope)" = 2 ]
+check "no permission: exit 3" [ "$(rc_of su user -c "stackinfo -p $sleeper")" = 3 ]
+check "no permission: says so" grep -q 'Permission denied' /tmp/cli.err
+
+kill $sleeper
+wait $sleeper 2>/dev/null
+exit $fail
