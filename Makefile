@@ -8,6 +8,8 @@
 #                   the ioctl
 #   make check      every test: host, then in QEMU guests; last line
 #                   "N passed, N failed, N skipped"
+#   make bench      the benchmark in a Debian 6.12 guest: table, CSV, PNG
+#                   plot under build/bench/
 #   make deps       install the Debian packages all of this needs
 #   make module     stackinfo.ko only; KDIR=/path/to/kernel/build overrides
 #   make tools      userspace only (build/)
@@ -56,15 +58,15 @@ HOST_TESTS := $(patsubst tools/testing/host/%.c,$(B)/host/%,$(HOST_SRCS)) \
 	$(patsubst tools/testing/host/%.c,$(B)/host/%_san,$(filter tools/testing/host/lib_%,$(HOST_SRCS))) \
 	$(patsubst tools/testing/host/%.sh,$(B)/host/%,$(wildcard tools/testing/host/*.sh))
 BINS := $(B)/bin/stackinfo $(B)/bin/stackinfo-demo $(B)/bin/getattr-print \
-	$(B)/bin/thread-sleeper
+	$(B)/bin/thread-sleeper $(B)/bin/stackinfo-bench
 GUEST_FILES := $(B)/guest/run-tests $(B)/guest/splat-patterns
 
-.PHONY: all module tools check demo deps clean help prune
+.PHONY: all module tools check demo bench deps clean help prune
 
 all: module tools
 
 help:
-	@sed -n '3,14p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,16p' Makefile | sed 's/^# \{0,1\}//'
 
 module:
 	@if [ -z "$(KDIR)" ]; then \
@@ -121,6 +123,10 @@ $(B)/bin/stackinfo: tools/stackinfo/stackinfo.c $(LIB_A) $(LIB_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) $(LDLIBS)
 
+$(B)/bin/stackinfo-bench: tools/bench/bench.c $(LIB_A) $(LIB_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) $(LDLIBS)
+
 $(B)/bin/stackinfo-demo: tools/demo/stackinfo-demo.c $(UAPI)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LDLIBS)
@@ -174,6 +180,11 @@ deps:
 
 check:
 	tools/testing/check
+
+bench:
+	scripts/deps.sh base bench
+	$(MAKE) tools
+	tools/bench/run
 
 demo:
 	scripts/deps.sh base

@@ -10,6 +10,7 @@
 #include <linux/mmap_lock.h>
 #include <linux/pid.h>
 #include <linux/pid_namespace.h>
+#include <linux/ptrace.h>
 #include <linux/rcupdate.h>
 #include <linux/resource.h>
 #include <linux/sched/mm.h>
@@ -154,6 +155,60 @@ static int stackinfo_target_mm(const struct file *file, struct task_struct *task
 	return err;
 }
 
+/*
+ * What a query holds while it looks. The caller itself takes nothing: its
+ * task and mm cannot go away under its own system call, and its SP is
+ * the one it entered with.
+ */
+struct stackinfo_target {
+	struct task_struct *task;
+	struct mm_struct *mm;
+	unsigned long sp;
+	bool have_sp;
+	bool self;
+};
+
+static int stackinfo_target_get(const struct file *file, pid_t tid,
+				bool want_sp, struct stackinfo_target *t)
+{
+	struct task_struct *task;
+	int err;
+
+	t->self = !tid;
+	if (t->self) {
+		t->task = current;
+		if (current->flags & PF_KTHREAD)
+			return -ENOENT;	/* no user stack to report */
+		t->mm = current->mm;
+		t->have_sp = want_sp;
+		if (want_sp)
+			t->sp = user_stack_pointer(current_pt_regs());
+		return 0;
+	}
+
+	task = stackinfo_get_task(tid);
+	if (!task)
+		return -ESRCH;
+	err = -ENOENT;
+	if (!(task->flags & PF_KTHREAD))
+		err = stackinfo_target_mm(file, task, want_sp, &t->mm, &t->sp,
+					  &t->have_sp);
+	if (err) {
+		put_task_struct(task);
+		return err;
+	}
+	t->task = task;
+	return 0;
+}
+
+static void stackinfo_target_put(struct stackinfo_target *t)
+{
+	if (t->self)
+		return;
+	mmput(t->mm);
+	put_task_struct(t->task);
+}
+
 static void stackinfo_put_vma(const struct stackinfo_vma *v, u64 *start,
 			      u64 *end, u64 *flags, u64 *prev_end)
 {
@@ -184,38 +239,32 @@ int stackinfo_query(const struct file *file, struct stackinfo_query *q)
 	};
 	struct pid_namespace *ns = task_active_pid_ns(current);
 	struct stackinfo_vma main_vma, sp_vma;
+	struct stackinfo_target t;
 	struct task_struct *task;
-	struct mm_struct *mm;
-	unsigned long sp = 0;
-	bool have_sp = false;
 	int err;
 
 	*q = in;
 	if (in.tid > PID_MAX_LIMIT)
 		return -ESRCH;
-	task = stackinfo_get_task(in.tid);
-	if (!task)
-		return -ESRCH;
-	if (task->flags & PF_KTHREAD) {
-		err = -ENOENT;	/* no user stack to report */
-		goto out_task;
-	}
-
-	err = stackinfo_target_mm(file, task,
-				  !(in.query_flags & STACKINFO_QUERY_NO_SP),
-				  &mm, &sp, &have_sp);
+	err = stackinfo_target_get(file, in.tid,
+				   !(in.query_flags & STACKINFO_QUERY_NO_SP), &t);
 	if (err)
-		goto out_task;
+		return err;
+	task = t.task;
 
-	err = mmap_read_lock_killable(mm);
+	err = mmap_read_lock_killable(t.mm);
 	if (err)
-		goto out_mm;
-	q->map_count = mm->map_count;
-	q->start_stack = mm->start_stack;
-	stackinfo_vma_at(mm, mm->start_stack, &main_vma);
-	if (have_sp)
-		stackinfo_vma_at(mm, sp, &sp_vma);
-	mmap_read_unlock(mm);
+		goto out;
+	q->map_count = t.mm->map_count;
+	q->start_stack = t.mm->start_stack;
+	stackinfo_vma_at(t.mm, t.mm->start_stack, &main_vma);
+	/* the main thread's SP is nearly always in its main stack: one walk */
+	if (t.have_sp && main_vma.found && t.sp >= main_vma.start &&
+	    t.sp < main_vma.end)
+		sp_vma = main_vma;
+	else if (t.have_sp)
+		stackinfo_vma_at(t.mm, t.sp, &sp_vma);
+	mmap_read_unlock(t.mm);
 
 	q->out_tid = task_pid_nr_ns(task, ns);
 	q->tgid = task_tgid_nr_ns(task, ns);
@@ -235,8 +284,8 @@ int stackinfo_query(const struct file *file, struct stackinfo_query *q)
 		if (main_vma.has_prev)
 			q->valid |= STACKINFO_VALID_MAIN_PREV;
 	}
-	if (have_sp) {
-		q->sp = sp;
+	if (t.have_sp) {
+		q->sp = t.sp;
 		q->valid |= STACKINFO_VALID_SP;
 		if (sp_vma.found) {
 			stackinfo_put_vma(&sp_vma, &q->sp_vma_start,
@@ -260,10 +309,8 @@ int stackinfo_query(const struct file *file, struct stackinfo_query *q)
 		q->guard_gap = stackinfo_guard_gap;
 		q->valid |= STACKINFO_VALID_GUARD_GAP;
 	}
-out_mm:
-	mmput(mm);
-out_task:
-	put_task_struct(task);
+out:
+	stackinfo_target_put(&t);
 	return err;
 }
 EXPORT_SYMBOL_IF_KUNIT(stackinfo_query);

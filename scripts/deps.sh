@@ -4,6 +4,7 @@
 # Install the Debian packages stackinfo needs, by group:
 #   base   build the module and tools, boot Debian's 6.12 kernel in QEMU
 #   debug  build the 6.12 debug kernel (KUnit, KASAN, lockdep) and parse KTAP
+#   bench  the benchmark's report and plot
 #   all    every group (what `make deps` asks for)
 # Idempotent, and silent when everything is already installed.
 set -euo pipefail
@@ -13,6 +14,7 @@ declare -A group=(
 		linux-image-6.12-amd64 linux-headers-6.12-amd64 dwarves"
 	[debug]="linux-source-6.12 flex bison bc libelf-dev libssl-dev dwarves
 		xz-utils python3"
+	[bench]="gnuplot-nox python3"
 )
 
 want=()

@@ -176,11 +176,10 @@ static void put_lookup(const struct si_lookup *l, __u64 *start, __u64 *end,
  * This process's start_stack: fixed from exec to exit (a fork's child has
  * the same), so read once per process rather than once per call.
  */
-static int self_start_stack(uint64_t *start_stack)
+static int self_start_stack(pid_t me, uint64_t *start_stack)
 {
 	static pid_t pid;
 	static uint64_t cached;
-	pid_t me = getpid();
 	int err;
 
 	if (__atomic_load_n(&pid, __ATOMIC_ACQUIRE) == me) {
@@ -204,7 +203,7 @@ int si_fallback_query(int backend, int self_maps_fd, pid_t tid,
 		      uint64_t flags, struct stackinfo_query *q)
 {
 	struct si_lookup main_l = { .want = true }, sp_l = { 0 };
-	pid_t self = gettid(), t = tid ? tid : self, tgid;
+	pid_t self = gettid(), pid = getpid(), t = tid ? tid : self, tgid;
 	bool is_self = t == self, want_sp = !(flags & STACKINFO_QUERY_NO_SP);
 	struct rlimit rl;
 	uint64_t sp = 0;
@@ -217,15 +216,15 @@ int si_fallback_query(int backend, int self_maps_fd, pid_t tid,
 	if (tid < 0)
 		return -ESRCH;
 	if (is_self) {
-		tgid = getpid();
+		tgid = pid;
 	} else {
 		err = si_proc_tgid(t, &tgid);
 		if (err)
 			return err;
 	}
 	/* the process's own files for the caller's threads: no /proc/<tid> */
-	if (tgid == getpid())
-		err = self_start_stack(&main_l.addr);
+	if (tgid == pid)
+		err = self_start_stack(pid, &main_l.addr);
 	else
 		err = si_proc_start_stack(t, &main_l.addr);
 	if (err)
@@ -241,10 +240,10 @@ int si_fallback_query(int backend, int self_maps_fd, pid_t tid,
 	sp_l.addr = sp;
 
 	/* PROCMAP_QUERY keeps no file position: one fd serves every thread */
-	if (backend == STACKINFO_BACKEND_PROCMAP_QUERY && tgid == getpid() &&
+	if (backend == STACKINFO_BACKEND_PROCMAP_QUERY && tgid == pid &&
 	    self_maps_fd >= 0)
 		fd = self_maps_fd;
-	else if ((fd = si_open_maps(tgid == getpid() ? 0 : t)) < 0)
+	else if ((fd = si_open_maps(tgid == pid ? 0 : t)) < 0)
 		return fd;
 
 	if (backend == STACKINFO_BACKEND_PROCMAP_QUERY) {

@@ -205,10 +205,20 @@ static int si_main_stack_from(const struct stackinfo_query *q, uint64_t lse,
 	return 0;
 }
 
+static bool si_is_main(pthread_t th)
+{
+	if (si_main_known)
+		return pthread_equal(th, si_main_thread);
+	/* loaded by another thread: ask the kernel */
+	return pthread_equal(th, pthread_self()) && gettid() == getpid();
+}
+
 SI_EXPORT int stackinfo_main_stack(void **stackaddr, size_t *stacksize)
 {
 	uint64_t lse = (uintptr_t)__libc_stack_end, lo, size, s, e, f;
 	bool procmap = si_current_backend() == STACKINFO_BACKEND_PROCMAP_QUERY;
+	/* tid 0, the caller, is the module's cheapest question */
+	pid_t main_tid = si_is_main(pthread_self()) ? 0 : getpid();
 	struct stackinfo_query q;
 	int err;
 
@@ -217,7 +227,7 @@ SI_EXPORT int stackinfo_main_stack(void **stackaddr, size_t *stacksize)
 	 * depends on it only if some VMA lies between where the rlimit would
 	 * put the bottom and the stack. Look there first.
 	 */
-	err = si_query(getpid(), STACKINFO_QUERY_NO_SP |
+	err = si_query(main_tid, STACKINFO_QUERY_NO_SP |
 		       (procmap ? SI_QUERY_NO_MAIN_PREV : 0), &q);
 	if (!err)
 		err = si_main_stack_from(&q, lse, &lo, &size);
@@ -226,7 +236,7 @@ SI_EXPORT int stackinfo_main_stack(void **stackaddr, size_t *stacksize)
 		if (err == -ENOENT || (!err && s >= q.main_vma_start)) {
 			err = 0;
 		} else if (!err) {
-			err = si_query(getpid(), STACKINFO_QUERY_NO_SP, &q);
+			err = si_query(main_tid, STACKINFO_QUERY_NO_SP, &q);
 			if (!err)
 				err = si_main_stack_from(&q, lse, &lo, &size);
 		}
@@ -251,13 +261,6 @@ static si_getattr_fn si_glibc_getattr(void)
 		__atomic_store_n(&fn, f, __ATOMIC_RELEASE);
 	}
 	return f;
-}
-
-static bool si_is_main(pthread_t th)
-{
-	if (pthread_equal(th, pthread_self()))
-		return gettid() == getpid();
-	return si_main_known && pthread_equal(th, si_main_thread);
 }
 
 /*

@@ -1,0 +1,464 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * stackinfo-bench: the cost of "where is this thread's stack?", every way,
+ * in one run: µs per call as the median of several rounds, for each of
+ * several mapping counts, SysV shm sizes, and with or without a thread
+ * churning mmap/munmap. Prints a table per configuration and "CSV," lines
+ * (make bench turns them into a CSV file and a plot). Under TCG only the
+ * ratios within one run mean anything.
+ *
+ *   stackinfo-bench [--quick] [--rounds N]
+ *
+ * --quick: one small configuration; checks that every method answers, and
+ * answers right, and measures nothing (make check's smoke test).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/shm.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "libstackinfo.h"
+
+#define PRELOAD "/usr/lib/libstackinfo-preload.so"
+
+enum method {
+	M_NULL, M_IOCTL_REJECT, M_GLIBC_MAIN, M_GLIBC_OTHER, M_LIB_MODULE,
+	M_LIB_PROCMAP, M_LIB_MAPS, M_IOCTL_SELF, M_IOCTL_OTHER, M_PROC_READ,
+	M_TRACER_MAPS, M_INTERPOSED_MAIN, M_INTERPOSED_OTHER, M_NR
+};
+
+static const char *const names[M_NR] = {
+	"getppid (floor)", "ioctl rejected (floor)", "glibc getattr main",
+	"glibc getattr other", "lib module", "lib procmap_query", "lib maps",
+	"ioctl self", "ioctl other thread", "read /proc/stackinfo",
+	"tracer: parse maps", "interposed getattr main",
+	"interposed getattr other",
+};
+static const char *const keys[M_NR] = {
+	"null", "ioctl_reject", "glibc_main", "glibc_other", "lib_module",
+	"lib_procmap", "lib_maps", "ioctl_self", "ioctl_other", "proc_read",
+	"tracer_maps", "interposed_main", "interposed_other",
+};
+
+static int fd = -1, rounds = 5;
+static pthread_t main_thread;
+static pid_t other_tid;
+static double result[M_NR];
+
+static double now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "stackinfo-bench: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+/* ---- the methods: one call each, 0 on success ---- */
+
+static int getattr(pthread_t th)
+{
+	pthread_attr_t attr;
+	int err = pthread_getattr_np(th, &attr);
+
+	if (!err)
+		pthread_attr_destroy(&attr);
+	return err;
+}
+
+static int lib_main_stack(void)
+{
+	void *addr;
+	size_t size;
+
+	return stackinfo_main_stack(&addr, &size);
+}
+
+static int ioctl_query(pid_t tid)
+{
+	struct stackinfo_query q = { .size = sizeof(q), .tid = tid };
+
+	return ioctl(fd, STACKINFO_IOC_QUERY, &q);
+}
+
+static int ioctl_reject(void)
+{
+	struct stackinfo_query q = { .size = 0 };
+
+	return ioctl(fd, STACKINFO_IOC_QUERY, &q) == -1 && errno == EINVAL ? 0 : -1;
+}
+
+static int proc_read(void)
+{
+	char buf[1024];
+
+	return pread(fd, buf, sizeof(buf), 0) > 0 ? 0 : -1;
+}
+
+/* A tracer's way: read /proc/<pid>/maps, find the VMA holding an address. */
+static int tracer_maps(void)
+{
+	static char buf[1 << 16];
+	char path[64];
+	ssize_t n;
+	int mfd;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)getpid());
+	mfd = open(path, O_RDONLY | O_CLOEXEC);
+	if (mfd < 0)
+		return -1;
+	while ((n = read(mfd, buf, sizeof(buf))) > 0)
+		;
+	close(mfd);
+	return n < 0 ? -1 : 0;
+}
+
+static int call(enum method m)
+{
+	switch (m) {
+	case M_NULL:
+		return getppid() > 0 ? 0 : -1;
+	case M_IOCTL_REJECT:
+		return ioctl_reject();
+	case M_GLIBC_MAIN:
+	case M_INTERPOSED_MAIN:
+		return getattr(main_thread);
+	case M_GLIBC_OTHER:
+	case M_INTERPOSED_OTHER:
+		return getattr(pthread_self());
+	case M_LIB_MODULE:
+	case M_LIB_PROCMAP:
+	case M_LIB_MAPS:
+		return lib_main_stack();
+	case M_IOCTL_SELF:
+		return ioctl_query(0);
+	case M_IOCTL_OTHER:
+		return ioctl_query(other_tid);
+	case M_PROC_READ:
+		return proc_read();
+	case M_TRACER_MAPS:
+		return tracer_maps();
+	default:
+		return -1;
+	}
+}
+
+/* Median over rounds of µs per call; a round lasts >= 20 ms or 2000 calls. */
+static double measure(enum method m)
+{
+	double v[32], t0, t;
+	int r, i, j;
+	long n;
+
+	for (r = 0; r < rounds; r++) {
+		n = 0;
+		t0 = now_us();
+		do {
+			if (call(m))
+				die(names[m]);
+			n++;
+			t = now_us() - t0;
+		} while (t < 20000 && n < 2000);
+		v[r] = t / n;
+	}
+	for (i = 1; i < rounds; i++)	/* insertion sort, tiny */
+		for (j = i; j > 0 && v[j] < v[j - 1]; j--) {
+			double x = v[j];
+
+			v[j] = v[j - 1];
+			v[j - 1] = x;
+		}
+	return v[rounds / 2];
+}
+
+/* ---- the other thread: parks, and measures what needs to run on it ---- */
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+static int job = -1;	/* method to measure on the other thread; -2 quits */
+
+static void *other(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&lock);
+	other_tid = gettid();
+	pthread_cond_broadcast(&cond);
+	for (;;) {
+		while (job == -1)
+			pthread_cond_wait(&cond, &lock);
+		if (job == -2)
+			break;
+		result[job] = measure(job);
+		job = -1;
+		pthread_cond_broadcast(&cond);
+	}
+	pthread_mutex_unlock(&lock);
+	return NULL;
+}
+
+static void on_other(enum method m)
+{
+	pthread_mutex_lock(&lock);
+	job = m;
+	pthread_cond_broadcast(&cond);
+	while (job != -1)
+		pthread_cond_wait(&cond, &lock);
+	pthread_mutex_unlock(&lock);
+}
+
+/* ---- the environment ---- */
+
+static volatile int churning;
+
+static void *churn(void *arg)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	(void)arg;
+	while (churning) {
+		void *p = mmap(NULL, page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p != MAP_FAILED)
+			munmap(p, page);
+	}
+	return NULL;
+}
+
+static char *extra_base;
+static long extra_n;
+
+static void set_maps(long n)
+{
+	long page = sysconf(_SC_PAGESIZE), i;
+
+	if (extra_base)
+		munmap(extra_base, extra_n * page);
+	extra_base = NULL;
+	extra_n = n;
+	if (!n)
+		return;
+	extra_base = mmap(NULL, n * page, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (extra_base == MAP_FAILED)
+		die("mmap");
+	for (i = 1; i < n; i += 2)	/* alternate: no merging */
+		if (mprotect(extra_base + i * page, page, PROT_READ))
+			die("mprotect");
+}
+
+static int shm_ids[64], shm_n;
+static void *shm_at[64];
+
+/* @gib GiB of SysV shm in 1 GiB segments, not reserved, attached. */
+static void set_shm(long gib)
+{
+	while (shm_n > 0) {
+		shm_n--;
+		shmdt(shm_at[shm_n]);
+		shmctl(shm_ids[shm_n], IPC_RMID, NULL);
+	}
+	for (; shm_n < gib && shm_n < 64; shm_n++) {
+		shm_ids[shm_n] = shmget(IPC_PRIVATE, 1UL << 30,
+					IPC_CREAT | 0600 | SHM_NORESERVE);
+		if (shm_ids[shm_n] < 0)
+			die("shmget");
+		shm_at[shm_n] = shmat(shm_ids[shm_n], NULL, SHM_RDONLY);
+		if (shm_at[shm_n] == (void *)-1)
+			die("shmat");
+	}
+}
+
+/* The interposed calls, measured in a child with LD_PRELOAD. */
+static void measure_interposed(const char *self, long maps, long shm, int churn_on)
+{
+	char cmd[512], out[256];
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "LD_PRELOAD=%s %s --child %ld %ld %d %d",
+		 PRELOAD, self, maps, shm, churn_on, rounds);
+	p = popen(cmd, "r");
+	if (!p || !fgets(out, sizeof(out), p) ||
+	    sscanf(out, "%lf %lf", &result[M_INTERPOSED_MAIN],
+		   &result[M_INTERPOSED_OTHER]) != 2)
+		die("interposed child");
+	pclose(p);
+}
+
+static void setup(long maps, long shm, int churn_on, pthread_t *churner)
+{
+	set_maps(maps);
+	set_shm(shm);
+	churning = churn_on;
+	if (churn_on && pthread_create(churner, NULL, churn, NULL))
+		die("pthread_create");
+}
+
+static void teardown(int churn_on, pthread_t churner)
+{
+	if (churn_on) {
+		churning = 0;
+		pthread_join(churner, NULL);
+	}
+}
+
+static void run_config(const char *self, long maps, long shm, int churn_on)
+{
+	static const int backend_of[] = {
+		[M_LIB_MODULE] = STACKINFO_BACKEND_MODULE,
+		[M_LIB_PROCMAP] = STACKINFO_BACKEND_PROCMAP_QUERY,
+		[M_LIB_MAPS] = STACKINFO_BACKEND_MAPS,
+	};
+	pthread_t churner;
+	struct stackinfo_query q;
+	int m;
+
+	setup(maps, shm, churn_on, &churner);
+	for (m = 0; m < M_NR; m++) {
+		result[m] = -1;
+		switch (m) {
+		case M_GLIBC_OTHER:
+			on_other(m);
+			break;
+		case M_LIB_MODULE:
+		case M_LIB_PROCMAP:
+		case M_LIB_MAPS:
+			if (!stackinfo_set_backend(backend_of[m]))
+				result[m] = measure(m);
+			break;
+		case M_INTERPOSED_MAIN:
+		case M_INTERPOSED_OTHER:
+			break;
+		default:
+			result[m] = measure(m);
+		}
+	}
+	teardown(churn_on, churner);
+	measure_interposed(self, maps, shm, churn_on);
+
+	stackinfo_set_backend(STACKINFO_BACKEND_MODULE);
+	stackinfo_query_thread(0, 0, &q);
+	printf("\n%u mappings (%ld extra), %ld GiB SysV shm, %s\n", q.map_count,
+	       maps, shm, churn_on ? "mmap/munmap churn" : "quiet");
+	printf("  %-26s %12s %10s %10s\n", "method", "µs/call", "x floor", "x glibc");
+	for (m = 0; m < M_NR; m++) {
+		if (result[m] < 0)
+			continue;
+		printf("  %-26s %12.2f %10.2f %10.4f\n", names[m], result[m],
+		       result[m] / result[M_NULL], result[m] / result[M_GLIBC_MAIN]);
+		printf("CSV,%ld,%u,%ld,%d,%s,%.4f,%.4f,%.6f\n", maps, q.map_count,
+		       shm, churn_on, keys[m], result[m], result[m] / result[M_NULL],
+		       result[m] / result[M_GLIBC_MAIN]);
+	}
+	fflush(stdout);
+}
+
+/* LD_PRELOAD child: the interposed call on the main and another thread. */
+static int child(char **argv)
+{
+	pthread_t churner;
+	int churn_on = atoi(argv[2]);
+
+	rounds = atoi(argv[3]);
+	setup(atol(argv[0]), atol(argv[1]), churn_on, &churner);
+	result[M_INTERPOSED_MAIN] = measure(M_INTERPOSED_MAIN);
+	on_other(M_INTERPOSED_OTHER);
+	teardown(churn_on, churner);
+	printf("%.4f %.4f\n", result[M_INTERPOSED_MAIN], result[M_INTERPOSED_OTHER]);
+	return 0;
+}
+
+/* --quick: every method answers, and the library agrees with glibc. */
+static int quick(const char *self)
+{
+	static const int bs[] = { STACKINFO_BACKEND_MODULE,
+				  STACKINFO_BACKEND_PROCMAP_QUERY,
+				  STACKINFO_BACKEND_MAPS };
+	pthread_attr_t attr;
+	void *ga, *la;
+	size_t gs, ls;
+	int m, i, bad = 0;
+
+	set_maps(100);
+	for (m = 0; m < M_NR; m++) {
+		if (m == M_GLIBC_OTHER || m == M_INTERPOSED_OTHER)
+			continue;	/* on the other thread: below */
+		if (call(m)) {
+			printf("FAIL: %s: %s\n", names[m], strerror(errno));
+			bad = 1;
+		}
+	}
+	on_other(M_GLIBC_OTHER);
+	if (pthread_getattr_np(main_thread, &attr))
+		return 1;
+	pthread_attr_getstack(&attr, &ga, &gs);
+	pthread_attr_destroy(&attr);
+	for (i = 0; i < 3; i++) {
+		if (stackinfo_set_backend(bs[i]) || stackinfo_main_stack(&la, &ls) ||
+		    la != ga || ls != gs) {
+			printf("FAIL: lib %s: %p+%zu, glibc %p+%zu\n",
+			       stackinfo_backend_name(bs[i]), la, ls, ga, gs);
+			bad = 1;
+		}
+	}
+	rounds = 1;
+	measure_interposed(self, 100, 0, 0);	/* dies if the child fails */
+	printf("%s: every method answered\n", bad ? "FAIL" : "ok");
+	return bad;
+}
+
+int main(int argc, char **argv)
+{
+	static const long maps[] = { 0, 1000, 3000, 10000, 30000, 60000 };
+	pthread_t th;
+	size_t i;
+	int ret = 0;
+
+	main_thread = pthread_self();
+	fd = open(STACKINFO_PROC_PATH, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		die(STACKINFO_PROC_PATH);
+	pthread_create(&th, NULL, other, NULL);
+	pthread_mutex_lock(&lock);
+	while (!other_tid)
+		pthread_cond_wait(&cond, &lock);
+	pthread_mutex_unlock(&lock);
+
+	if (argc > 5 && !strcmp(argv[1], "--child"))
+		ret = child(argv + 2);
+	else if (argc > 1 && !strcmp(argv[1], "--quick"))
+		ret = quick(argv[0]);
+	else {
+		if (argc > 2 && !strcmp(argv[1], "--rounds"))
+			rounds = atoi(argv[2]) < 32 ? atoi(argv[2]) : 31;
+		printf("stackinfo-bench: %d rounds, medians\n", rounds);
+		for (i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
+			run_config(argv[0], maps[i], 0, 0);
+		run_config(argv[0], 3000, 1, 0);
+		run_config(argv[0], 3000, 64, 0);
+		run_config(argv[0], 0, 64, 0);
+		run_config(argv[0], 0, 0, 1);
+		run_config(argv[0], 3000, 0, 1);
+		run_config(argv[0], 60000, 0, 1);
+	}
+	pthread_mutex_lock(&lock);
+	job = -2;
+	pthread_cond_broadcast(&cond);
+	pthread_mutex_unlock(&lock);
+	pthread_join(th, NULL);
+	return ret;
+}
