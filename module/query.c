@@ -164,6 +164,7 @@ struct stackinfo_target {
 	struct task_struct *task;
 	struct mm_struct *mm;
 	unsigned long sp;
+	pid_t tid, tgid;	/* in the caller's pid namespace */
 	bool have_sp;
 	bool self;
 };
@@ -179,6 +180,8 @@ static int stackinfo_target_get(const struct file *file, pid_t tid,
 		t->task = current;
 		if (current->flags & PF_KTHREAD)
 			return -ENOENT;	/* no user stack to report */
+		t->tid = task_pid_vnr(current);
+		t->tgid = task_tgid_vnr(current);
 		t->mm = current->mm;
 		t->have_sp = want_sp;
 		if (want_sp)
@@ -189,6 +192,12 @@ static int stackinfo_target_get(const struct file *file, pid_t tid,
 	task = stackinfo_get_task(tid);
 	if (!task)
 		return -ESRCH;
+	/*
+	 * The numbers first: a thread reaped after this has passed exit_mm()
+	 * and gives no mm below, so no answer pairs an mm with a tid of 0.
+	 */
+	t->tid = tid;
+	t->tgid = task_tgid_vnr(task);
 	err = -ENOENT;
 	if (!(task->flags & PF_KTHREAD))
 		err = stackinfo_target_mm(file, task, want_sp, &t->mm, &t->sp,
@@ -237,7 +246,6 @@ int stackinfo_query(const struct file *file, struct stackinfo_query *q)
 		.tid = q->tid,
 		.reserved = q->reserved,
 	};
-	struct pid_namespace *ns = task_active_pid_ns(current);
 	struct stackinfo_vma main_vma, sp_vma;
 	struct stackinfo_target t;
 	struct task_struct *task;
@@ -266,8 +274,8 @@ int stackinfo_query(const struct file *file, struct stackinfo_query *q)
 		stackinfo_vma_at(t.mm, t.sp, &sp_vma);
 	mmap_read_unlock(t.mm);
 
-	q->out_tid = task_pid_nr_ns(task, ns);
-	q->tgid = task_tgid_nr_ns(task, ns);
+	q->out_tid = t.tid;
+	q->tgid = t.tgid;
 	if (thread_group_leader(task))
 		q->thread_flags |= STACKINFO_THREAD_MAIN;
 	if (task == current)

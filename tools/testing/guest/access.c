@@ -4,7 +4,8 @@
  * self and the own thread group always; another process only with
  * CAP_SYS_PTRACE held by the caller and by the fd's opener; a same-uid
  * process without it is refused (stricter than /proc/<pid>/maps); zombies
- * and reaped tasks are -ESRCH; kernel threads -ENOENT.
+ * and reaped tasks are -ESRCH; kernel threads -ENOENT; tids are numbers
+ * of the caller's pid namespace.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -165,6 +167,43 @@ static void opened_without_cap(void *arg)
 	close(fd);
 }
 
+/*
+ * A child in a new pid namespace sees tids in its own numbering: itself
+ * as 1, nothing of the outer namespace (not even kthreadd: -ESRCH); the
+ * outer namespace sees it under its outer number.
+ */
+static void pid_namespace(void *arg)
+{
+	const struct targets *t = arg;
+	struct stackinfo_query q;
+	int p[2], status;
+	pid_t child;
+	char c;
+
+	CHECK(!unshare(CLONE_NEWPID), "unshare(CLONE_NEWPID): %s", strerror(errno));
+	CHECK(!pipe(p), "pipe");
+	child = fork();
+	if (child == 0) {
+		int fd = si_open(), bad = 0;
+
+		bad |= si_module_query(fd, 0, 0, &q) || q.out_tid != 1 || q.tgid != 1;
+		bad |= si_module_query(fd, 1, 0, &q) || q.out_tid != 1;
+		bad |= si_module_query(fd, t->root_proc, 0, &q) != -ESRCH;
+		bad |= si_module_query(fd, 2, 0, &q) != -ESRCH;
+		c = bad ? 'x' : 'k';
+		if (write(p[1], &c, 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	CHECK(child > 0, "fork into the new namespace");
+	CHECK(read(p[0], &c, 1) == 1 && c == 'k', "inside the new pid namespace");
+	CHECK(!si_module_query(t->root_fd, child, 0, &q) && q.out_tid == (uint32_t)child &&
+	      q.tgid == (uint32_t)child, "the child from outside: tid %u", q.out_tid);
+	kill(child, SIGKILL);
+	waitpid(child, &status, 0);
+}
+
 static char zombie_state(pid_t pid)
 {
 	char path[64], buf[512], *p;
@@ -217,6 +256,7 @@ int main(void)
 	in_child("uid 1000", as_user, &t);
 	in_child("root without CAP_SYS_PTRACE", root_without_ptrace_cap, &t);
 	in_child("fd opened without the capability", opened_without_cap, &t);
+	in_child("another pid namespace", pid_namespace, &t);
 
 	/* a zombie has no mm; a reaped pid is gone */
 	zombie = fork();

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Hostile input: 100 000 random ioctls on /proc/stackinfo (random command
+ * numbers, or ours with sizes from 0 to past PAGE_SIZE, random flags,
+ * reserved bits and tids, in writable, read-only, unmapped and kernel
+ * memory, or straddling into an unmapped page), plus writes, seeks and
+ * mmaps. Each call fails with an errno the ABI allows or succeeds where it
+ * may; read-only memory is never written; the module then still answers,
+ * correctly. Deterministic: a fixed seed.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+#define CALLS	100000
+
+static uint64_t rng = 0x5eed0fdecafbadULL;
+
+static uint64_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+int main(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned char *rw, *ro, *hole, *ro_copy;
+	unsigned long counts[4] = { 0 };	/* ok, einval/e2big, efault, other */
+	int fd = si_open(), i;
+	struct stackinfo_query q;
+
+	if (fd < 0)
+		return 1;
+	/* rw: 2 pages, then an unmapped page; ro: 2 read-only pages */
+	rw = mmap(NULL, 3 * page, PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ro = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (rw == MAP_FAILED || ro == MAP_FAILED)
+		return 1;
+	hole = rw + 2 * page;
+	munmap(hole, page);
+	for (i = 0; i < 2 * page; i++)
+		ro[i] = rnd();
+	memcpy(ro, &(uint64_t){ sizeof(q) }, 8);	/* a valid size, mostly */
+	mprotect(ro, 2 * page, PROT_READ);
+	ro_copy = malloc(2 * page);
+	memcpy(ro_copy, ro, 2 * page);
+
+	for (i = 0; i < CALLS; i++) {
+		uint64_t r = rnd(), size;
+		unsigned long cmd = STACKINFO_IOC_QUERY;
+		void *arg;
+		int ret, err, ours;
+
+		/* a quarter of the calls with a random command */
+		if ((r & 3) == 0)
+			cmd = (unsigned long)(uint32_t)rnd();
+		ours = cmd == STACKINFO_IOC_QUERY;
+		switch ((r >> 2) & 7) {
+		case 0:
+			arg = NULL;
+			break;
+		case 1:
+			arg = hole + (rnd() % page);
+			break;
+		case 2:
+			arg = (void *)(0xffff800000000000UL | (rnd() & 0xffffffffff8UL));
+			break;
+		case 3:
+			arg = ro + (rnd() % page & ~7UL);
+			break;
+		case 4:	/* straddling into the hole */
+			arg = hole - 8 - (rnd() % 160 & ~7UL);
+			break;
+		default:
+			arg = rw + (rnd() % page & ~7UL);
+			break;
+		}
+		if (arg >= (void *)rw && arg < (void *)hole - 32) {
+			struct stackinfo_query *p = arg;
+			size_t room = hole - (unsigned char *)arg;
+
+			memset(arg, 0, room < 2 * sizeof(q) ? room : 2 * sizeof(q));
+			switch (rnd() % 6) {
+			case 0:
+				size = rnd() % (2 * page);
+				break;
+			case 1:
+				size = rnd();
+				break;
+			default:
+				size = sizeof(q);
+				break;
+			}
+			p->size = size;
+			if (rnd() % 4 == 0)
+				p->query_flags = rnd() % 3 == 0 ? rnd() : 1ULL << (rnd() % 64);
+			if (rnd() % 8 == 0)
+				p->reserved = rnd();
+			switch (rnd() % 4) {
+			case 0:
+				p->tid = 0;
+				break;
+			case 1:
+				p->tid = rnd();
+				break;
+			case 2:
+				p->tid = rnd() % 200;	/* live, dead, kernel threads */
+				break;
+			default:
+				p->tid = getpid();
+				break;
+			}
+		}
+		errno = 0;
+		ret = ioctl(fd, cmd, arg);
+		err = errno;
+		if (!ret) {
+			CHECK(ours, "command %#lx succeeded", cmd);
+			counts[0]++;
+		} else if (!ours) {
+			CHECK(err == ENOTTY || err == EFAULT || err == EINVAL ||
+			      err == EOPNOTSUPP || err == EBADF || err == EPERM ||
+			      err == EACCES || err == ENODEV || err == EIO,
+			      "command %#lx: errno %d", cmd, err);
+			counts[3]++;
+		} else {
+			CHECK(err == EINVAL || err == E2BIG || err == EFAULT ||
+			      err == ESRCH || err == ENOENT || err == EACCES,
+			      "errno %d", err);
+			counts[err == EFAULT ? 2 : 1]++;
+		}
+		if (t_failures > 20)
+			break;
+	}
+	CHECK(!memcmp(ro, ro_copy, 2 * page), "read-only memory changed");
+
+	/* what the file does not do, at random too */
+	for (i = 0; i < 1000; i++) {
+		char buf[64];
+
+		CHECK(write(fd, buf, rnd() % sizeof(buf) + 1) < 0, "write succeeded");
+		lseek(fd, (off_t)(rnd() % (1 << 20)), SEEK_SET);
+		CHECK(mmap(NULL, page, PROT_READ, MAP_SHARED, fd, 0) == MAP_FAILED,
+		      "mmap succeeded");
+	}
+
+	/* still answers, and right */
+	CHECK(!si_module_query(fd, 0, 0, &q), "query after fuzzing");
+	CHECK_EQ(q.out_tid, t_gettid());
+	CHECK(q.valid & STACKINFO_VALID_SP_VMA, "no SP VMA");
+	CHECK(q.sp >= q.sp_vma_start && q.sp < q.sp_vma_end, "SP outside its VMA");
+	fprintf(stderr, "%d calls: %lu answered, %lu EINVAL/E2BIG/ESRCH/ENOENT/EACCES, %lu EFAULT, %lu other commands refused\n",
+		CALLS, counts[0], counts[1], counts[2], counts[3]);
+	return t_result();
+}
