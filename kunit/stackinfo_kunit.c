@@ -312,7 +312,8 @@ static void ubuf_read(struct kunit *test, void __user *u, void *dst, size_t len)
 }
 
 /* A failed call leaves every byte the caller gave where it was. */
-static void expect_ioctl_fails(struct kunit *test, void __user *u, int err)
+static void expect_fails(struct kunit *test, void __user *u, int err,
+			 int (*ioctl)(const struct file *, void __user *))
 {
 	u8 *before = kunit_kzalloc(test, UBUF_LEN, GFP_KERNEL);
 	u8 *after = kunit_kzalloc(test, UBUF_LEN, GFP_KERNEL);
@@ -320,9 +321,24 @@ static void expect_ioctl_fails(struct kunit *test, void __user *u, int err)
 	KUNIT_ASSERT_NOT_NULL(test, before);
 	KUNIT_ASSERT_NOT_NULL(test, after);
 	ubuf_read(test, u, before, UBUF_LEN);
-	KUNIT_EXPECT_EQ(test, stackinfo_ioctl_query(NULL, u), err);
+	KUNIT_EXPECT_EQ(test, ioctl(NULL, u), err);
 	ubuf_read(test, u, after, UBUF_LEN);
 	KUNIT_EXPECT_MEMEQ(test, before, after, UBUF_LEN);
+}
+
+static int ioctl_query(const struct file *file, void __user *u)
+{
+	return stackinfo_ioctl_query(file, u);
+}
+
+static int ioctl_threads(const struct file *file, void __user *u)
+{
+	return stackinfo_ioctl_threads(file, u);
+}
+
+static void expect_ioctl_fails(struct kunit *test, void __user *u, int err)
+{
+	expect_fails(test, u, err, ioctl_query);
 }
 
 static void abi_size_zero(struct kunit *test)
@@ -425,6 +441,60 @@ static void abi_bad_pointer(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, copy_to_user(u, &size, sizeof(size)), 0UL);
 		KUNIT_EXPECT_EQ(test, stackinfo_ioctl_query(NULL, u), -EFAULT);
 	}
+}
+
+/* ---- STACKINFO_IOC_QUERY_THREADS, on init (one thread) ---- */
+
+/* A request for init's threads at UBUF, its array right after it. */
+static struct stackinfo_threads __user *ubuf_threads(struct kunit *test,
+						    u32 count, u64 entry_size)
+{
+	struct stackinfo_threads a = {
+		.size = sizeof(a), .pid = 1, .count = count,
+		.entries = UBUF + 64, .entry_size = entry_size,
+	};
+	void __user *u = ubuf_query(test, 0);	/* a zeroed user buffer */
+
+	KUNIT_ASSERT_EQ(test, copy_to_user(u, &a, sizeof(a)), 0UL);
+	return u;
+}
+
+static void threads_init(struct kunit *test)
+{
+	struct stackinfo_threads __user *u = ubuf_threads(test, 4,
+							  STACKINFO_QUERY_SIZE_VER0);
+	struct stackinfo_threads a;
+	struct stackinfo_query q;
+
+	KUNIT_ASSERT_EQ(test, stackinfo_ioctl_threads(NULL, u), 0);
+	ubuf_read(test, u, &a, sizeof(a));
+	KUNIT_EXPECT_EQ(test, a.count, 1U);
+	ubuf_read(test, (void __user *)(UBUF + 64), &q, sizeof(q));
+	KUNIT_EXPECT_EQ(test, q.out_tid, 1U);
+	KUNIT_EXPECT_TRUE(test, q.valid & STACKINFO_VALID_MAIN_VMA);
+}
+
+static void threads_too_short(struct kunit *test)
+{
+	struct stackinfo_threads __user *u = ubuf_threads(test, 0,
+							  STACKINFO_QUERY_SIZE_VER0);
+	struct stackinfo_threads a;
+
+	KUNIT_EXPECT_EQ(test, stackinfo_ioctl_threads(NULL, u), -E2BIG);
+	ubuf_read(test, u, &a, sizeof(a));
+	KUNIT_EXPECT_EQ(test, a.count, 1U);
+}
+
+static void threads_bad_entry_size(struct kunit *test)
+{
+	expect_fails(test, ubuf_threads(test, 4, STACKINFO_QUERY_SIZE_VER0 - 1),
+		     -EINVAL, ioctl_threads);
+}
+
+static void threads_bad_entry_size_large(struct kunit *test)
+{
+	expect_fails(test, ubuf_threads(test, 4, PAGE_SIZE + 1), -EINVAL,
+		     ioctl_threads);
 }
 
 /* ---- stackinfo_query(): tids and what comes back ---- */
@@ -859,6 +929,10 @@ static struct kunit_case stackinfo_cases[] = {
 	KUNIT_CASE(abi_reserved_nonzero),
 	KUNIT_CASE(abi_copy_back_length),
 	KUNIT_CASE(abi_bad_pointer),
+	KUNIT_CASE(threads_init),
+	KUNIT_CASE(threads_too_short),
+	KUNIT_CASE(threads_bad_entry_size),
+	KUNIT_CASE(threads_bad_entry_size_large),
 	KUNIT_CASE(query_init),
 	KUNIT_CASE(query_no_sp),
 	KUNIT_CASE(query_no_such_tid),

@@ -17,12 +17,14 @@
 #include <linux/proc_fs.h>
 #include <linux/resource.h>
 #include <linux/seq_file.h>
+#include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <kunit/visibility.h>
 
 #include "stackinfo.h"
 
 static_assert(sizeof(struct stackinfo_query) == STACKINFO_QUERY_SIZE_VER0);
+static_assert(sizeof(struct stackinfo_threads) == STACKINFO_THREADS_SIZE_VER0);
 
 static struct proc_dir_entry *stackinfo_pde;
 
@@ -57,12 +59,100 @@ VISIBLE_IF_KUNIT int stackinfo_ioctl_query(const struct file *file,
 }
 EXPORT_SYMBOL_IF_KUNIT(stackinfo_ioctl_query);
 
+/* Room for this many more threads than the process had when counted. */
+#define STACKINFO_THREADS_SLACK	64
+
+/*
+ * Every thread of a process: tids collected first, then one query each,
+ * each copied out with no lock held. A thread that exits in between is
+ * left out; any other error ends the call.
+ */
+VISIBLE_IF_KUNIT int stackinfo_ioctl_threads(const struct file *file,
+					     struct stackinfo_threads __user *uarg)
+{
+	struct stackinfo_threads a;
+	struct stackinfo_query q;
+	u32 nr, i, written = 0;
+	size_t copy;
+	pid_t *tids;
+	u64 usize;
+	int err;
+
+	if (get_user(usize, &uarg->size))
+		return -EFAULT;
+	if (usize > PAGE_SIZE)
+		return -E2BIG;
+	if (usize < STACKINFO_THREADS_SIZE_VER0)
+		return -EINVAL;
+	err = copy_struct_from_user(&a, sizeof(a), uarg, usize);
+	if (err)
+		return err;
+	if (a.query_flags & ~STACKINFO_QUERY_VALID_FLAGS)
+		return -EINVAL;
+	if (a.entry_size < STACKINFO_QUERY_SIZE_VER0 || a.entry_size > PAGE_SIZE)
+		return -EINVAL;
+	if (a.count && !access_ok(u64_to_user_ptr(a.entries),
+				  (u64)a.count * a.entry_size))
+		return -EFAULT;
+
+	/* count first, then collect into an array sized by that count */
+	err = stackinfo_thread_tids(a.pid, NULL, 0, &nr);
+	if (err && err != -E2BIG)
+		return err;
+	if (nr > a.count)
+		goto too_small;
+	nr = min_t(u32, a.count, nr + STACKINFO_THREADS_SLACK);
+	tids = kvmalloc_array(nr, sizeof(*tids), GFP_KERNEL);
+	if (!tids)
+		return -ENOMEM;
+	err = stackinfo_thread_tids(a.pid, tids, nr, &nr);
+	if (err) {
+		kvfree(tids);
+		if (err == -E2BIG)
+			goto too_small;
+		return err;
+	}
+
+	copy = min_t(size_t, sizeof(q), a.entry_size);
+	for (i = 0; i < nr; i++) {
+		void __user *dst = u64_to_user_ptr(a.entries) +
+				   (u64)written * a.entry_size;
+
+		q = (struct stackinfo_query) {
+			.size = sizeof(q),
+			.query_flags = a.query_flags,
+			.tid = tids[i],
+		};
+		err = stackinfo_query(file, &q);
+		if (err == -ESRCH)
+			continue;	/* exited since it was counted */
+		if (err)
+			break;
+		if (copy_to_user(dst, &q, copy) ||
+		    clear_user(dst + copy, a.entry_size - copy)) {
+			err = -EFAULT;
+			break;
+		}
+		written++;
+	}
+	kvfree(tids);
+	if (err && err != -ESRCH)
+		return err;
+	return put_user(written, &uarg->count) ? -EFAULT : 0;
+
+too_small:
+	return put_user(nr, &uarg->count) ? -EFAULT : -E2BIG;
+}
+EXPORT_SYMBOL_IF_KUNIT(stackinfo_ioctl_threads);
+
 static long stackinfo_ioctl(struct file *file, unsigned int cmd,
 			    unsigned long arg)
 {
 	switch (cmd) {
 	case STACKINFO_IOC_QUERY:
 		return stackinfo_ioctl_query(file, (void __user *)arg);
+	case STACKINFO_IOC_QUERY_THREADS:
+		return stackinfo_ioctl_threads(file, (void __user *)arg);
 	default:
 		return -ENOTTY;
 	}

@@ -322,3 +322,34 @@ out:
 	return err;
 }
 EXPORT_SYMBOL_IF_KUNIT(stackinfo_query);
+
+/*
+ * The tids (caller's pid namespace) of every thread of the process that
+ * thread @pid (0: the caller) belongs to, at most @cap of them into @tids.
+ * *@nr is how many there are; -E2BIG when that is more than @cap.
+ */
+int stackinfo_thread_tids(pid_t pid, pid_t *tids, u32 cap, u32 *nr)
+{
+	struct task_struct *task, *t;
+	u32 n = 0;
+
+	if (pid < 0 || pid > PID_MAX_LIMIT)
+		return -ESRCH;
+	task = pid ? stackinfo_get_task(pid) : current;
+	if (!task)
+		return -ESRCH;
+	rcu_read_lock();
+	for_each_thread(task, t) {
+		if (n < cap)
+			tids[n] = task_pid_vnr(t);
+		n++;
+	}
+	rcu_read_unlock();
+	if (pid)
+		put_task_struct(task);
+	*nr = n;
+	if (!n)
+		return -ESRCH;	/* the whole group has exited */
+	return n > cap ? -E2BIG : 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(stackinfo_thread_tids);

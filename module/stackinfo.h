@@ -29,6 +29,7 @@ struct stackinfo_vma {
 
 /* query.c: the answer from task data */
 int stackinfo_query(const struct file *file, struct stackinfo_query *q);
+int stackinfo_thread_tids(pid_t pid, pid_t *tids, u32 cap, u32 *nr);
 int stackinfo_vma_at(struct mm_struct *mm, unsigned long addr,
 		     struct stackinfo_vma *out);
 u64 stackinfo_vma_flags(unsigned long vm_flags);
@@ -49,6 +50,8 @@ extern bool stackinfo_guard_gap_known;
 /* Static unless kunit/ needs to reach them (VISIBLE_IF_KUNIT). */
 int stackinfo_ioctl_query(const struct file *file,
 			  struct stackinfo_query __user *uarg);
+int stackinfo_ioctl_threads(const struct file *file,
+			    struct stackinfo_threads __user *uarg);
 void stackinfo_show_query(struct seq_file *m, const struct stackinfo_query *q);
 unsigned long stackinfo_guard_gap_from_cmdline(char *cmdline);
 #endif

@@ -367,6 +367,122 @@ static void run_config(const char *self, long maps, long shm, int churn_on)
 	fflush(stdout);
 }
 
+/*
+ * A tracer's sweep of a process of 1 000 threads: one batch ioctl, against
+ * reading /proc/<pid>/task/<tid>/maps once per thread (what tracers that
+ * want each thread's stack VMA do). µs per sweep.
+ */
+#define SWEEP_THREADS 1000
+
+static pthread_barrier_t sweep_done;
+
+static void *sweep_peer(void *arg)
+{
+	(void)arg;
+	pthread_barrier_wait(&sweep_done);
+	return NULL;
+}
+
+static struct stackinfo_query *sweep_buf;
+static pid_t *sweep_tids;
+static uint32_t sweep_n;	/* the sweepers, main and the measuring thread */
+
+static int sweep_batch(void)
+{
+	struct stackinfo_threads a = {
+		.size = sizeof(a), .count = SWEEP_THREADS + 8,
+		.entries = (uintptr_t)sweep_buf, .entry_size = sizeof(*sweep_buf),
+	};
+
+	if (ioctl(fd, STACKINFO_IOC_QUERY_THREADS, &a))
+		return -1;
+	if (sweep_n && a.count != sweep_n) {
+		errno = EPROTO;
+		return -1;
+	}
+	sweep_n = a.count;
+	return 0;
+}
+
+static int sweep_maps(void)
+{
+	static char buf[1 << 16];
+	char path[64];
+	int i, mfd;
+
+	for (i = 0; i < (int)sweep_n; i++) {
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/maps", (int)getpid(),
+			 (int)sweep_tids[i]);
+		mfd = open(path, O_RDONLY | O_CLOEXEC);
+		if (mfd < 0)
+			return -1;
+		while (read(mfd, buf, sizeof(buf)) > 0)
+			;
+		close(mfd);
+	}
+	return 0;
+}
+
+static double time_sweep(int (*fn)(void))
+{
+	double v[32], t0;
+	int r, i, j;
+
+	for (r = 0; r < rounds; r++) {
+		t0 = now_us();
+		if (fn())
+			die("sweep");
+		v[r] = now_us() - t0;
+	}
+	for (i = 1; i < rounds; i++)
+		for (j = i; j > 0 && v[j] < v[j - 1]; j--) {
+			double x = v[j];
+
+			v[j] = v[j - 1];
+			v[j - 1] = x;
+		}
+	return v[rounds / 2];
+}
+
+static void run_sweep(long maps)
+{
+	pthread_t th[SWEEP_THREADS];
+	pthread_attr_t attr;
+	double batch, parse;
+	int i;
+
+	set_maps(maps);
+	set_shm(0);
+	pthread_barrier_init(&sweep_done, NULL, SWEEP_THREADS + 1);
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 64 << 10);
+	for (i = 0; i < SWEEP_THREADS; i++)
+		if (pthread_create(&th[i], &attr, sweep_peer, NULL))
+			die("pthread_create");
+	sweep_buf = calloc(SWEEP_THREADS + 8, sizeof(*sweep_buf));
+	sweep_tids = calloc(SWEEP_THREADS + 8, sizeof(*sweep_tids));
+	sweep_n = 0;
+	if (sweep_batch())
+		die("batch ioctl");
+	for (i = 0; i < (int)sweep_n; i++)
+		sweep_tids[i] = sweep_buf[i].out_tid;
+	batch = time_sweep(sweep_batch);
+	parse = time_sweep(sweep_maps);
+	pthread_barrier_wait(&sweep_done);
+	for (i = 0; i < SWEEP_THREADS; i++)
+		pthread_join(th[i], NULL);
+	free(sweep_buf);
+	free(sweep_tids);
+	printf("\nEvery thread of a %u-thread process, %ld extra mappings: µs per sweep\n",
+	       sweep_n, maps);
+	printf("  %-40s %12.1f\n", "STACKINFO_IOC_QUERY_THREADS, one call", batch);
+	printf("  %-40s %12.1f  (%.0fx the batch)\n", "parse /proc/<pid>/task/<tid>/maps each",
+	       parse, parse / batch);
+	printf("CSV,%ld,0,0,0,sweep_batch_%d,%.4f,0,0\n", maps, SWEEP_THREADS, batch);
+	printf("CSV,%ld,0,0,0,sweep_maps_%d,%.4f,0,0\n", maps, SWEEP_THREADS, parse);
+	fflush(stdout);
+}
+
 /* LD_PRELOAD child: the interposed call on the main and another thread. */
 static int child(char **argv)
 {
@@ -382,6 +498,32 @@ static int child(char **argv)
 	return 0;
 }
 
+/* The batch ioctl on this process (main and the measuring thread) answers
+ * as single queries. */
+static int sweep_check(void)
+{
+	struct stackinfo_query all[4], one;
+	struct stackinfo_threads a = {
+		.size = sizeof(a), .count = 4, .entries = (uintptr_t)all,
+		.entry_size = sizeof(all[0]),
+	};
+	uint32_t i;
+
+	if (ioctl(fd, STACKINFO_IOC_QUERY_THREADS, &a) || a.count != 2) {
+		printf("FAIL: batch ioctl: %s, count %u\n", strerror(errno), a.count);
+		return 1;
+	}
+	for (i = 0; i < a.count; i++) {
+		one = (struct stackinfo_query){ .size = sizeof(one), .tid = all[i].out_tid };
+		if (ioctl(fd, STACKINFO_IOC_QUERY, &one) ||
+		    one.sp_vma_start != all[i].sp_vma_start) {
+			printf("FAIL: batch entry %u differs\n", i);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 /* --quick: every method answers, and the library agrees with glibc. */
 static int quick(const char *self)
 {
@@ -394,6 +536,8 @@ static int quick(const char *self)
 	int m, i, bad = 0;
 
 	set_maps(100);
+	if (sweep_check())
+		bad = 1;
 	for (m = 0; m < M_NR; m++) {
 		if (m == M_GLIBC_OTHER || m == M_INTERPOSED_OTHER)
 			continue;	/* on the other thread: below */
@@ -454,6 +598,8 @@ int main(int argc, char **argv)
 		run_config(argv[0], 0, 0, 1);
 		run_config(argv[0], 3000, 0, 1);
 		run_config(argv[0], 60000, 0, 1);
+		run_sweep(0);
+		run_sweep(3000);
 	}
 	pthread_mutex_lock(&lock);
 	job = -2;

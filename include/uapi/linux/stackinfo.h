@@ -95,6 +95,27 @@ struct stackinfo_query {
 
 #define STACKINFO_QUERY_SIZE_VER0	168	/* first published layout */
 
+/*
+ * Every thread of a process in one call, for tracers. The kernel writes one
+ * struct stackinfo_query per thread, entry_size bytes apart (the size of
+ * the struct the caller knows; the kernel fills min(entry_size, its own)
+ * and zeroes the rest of each entry), sets count to the number written,
+ * and fails with E2BIG, count set to the threads there are, when the
+ * array is too short. Threads that exit meanwhile are left out.
+ */
+struct stackinfo_threads {
+	__u64 size;		/* in: sizeof(struct stackinfo_threads) */
+	__u64 query_flags;	/* in: STACKINFO_QUERY_*, for every thread */
+	__u32 pid;		/* in: any thread of the process, 0 = the caller's */
+	__u32 count;		/* in: entries the array holds; out: see above */
+	__u64 entries;		/* in: user address of the array */
+	__u64 entry_size;	/* in: >= STACKINFO_QUERY_SIZE_VER0, <= PAGE_SIZE */
+};
+
+#define STACKINFO_THREADS_SIZE_VER0	40	/* first published layout */
+
 #define STACKINFO_IOC_QUERY	_IOWR(STACKINFO_IOC_MAGIC, 0x01, struct stackinfo_query)
+#define STACKINFO_IOC_QUERY_THREADS \
+	_IOWR(STACKINFO_IOC_MAGIC, 0x02, struct stackinfo_threads)
 
 #endif /* _UAPI_LINUX_STACKINFO_H */

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/shm.h>
 #include <unistd.h>
@@ -171,6 +172,31 @@ int main(void)
 	CHECK(!err && q.map_count == maps_vma_count(&m), "map_count %u, maps %zu",
 	      q.map_count, maps_vma_count(&m));
 	fprintf(stderr, "%u mappings, %d threads checked\n", q.map_count, THREADS);
+
+	/* the whole process in one call: the same answers */
+	{
+		struct stackinfo_query *all = calloc(THREADS + 8, sizeof(*all));
+		struct stackinfo_threads a = {
+			.size = sizeof(a), .count = THREADS + 8,
+			.entries = (uintptr_t)all, .entry_size = sizeof(*all),
+		};
+		unsigned int i, found = 0;
+
+		CHECK(!ioctl(fd, STACKINFO_IOC_QUERY_THREADS, &a), "batch: %s", strerror(errno));
+		CHECK_EQ(a.count, THREADS + 1);
+		for (i = 0; i < a.count && i < THREADS + 8; i++) {
+			int j;
+
+			for (j = 0; j < THREADS; j++)
+				if (all[i].out_tid == (uint32_t)peers[j].tid) {
+					found += all[i].sp >= peers[j].lo && all[i].sp < peers[j].hi &&
+						 all[i].sp_vma_start <= peers[j].lo;
+					break;
+				}
+		}
+		CHECK_EQ(found, THREADS);
+		free(all);
+	}
 
 	/* remove half the extra mappings, add others: never stale */
 	unmap_many(extra, EXTRA / 2);

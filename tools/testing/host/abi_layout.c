@@ -48,8 +48,18 @@ int main(void)
 	/* the same layout on every ABI: no padding the compiler could vary */
 	CHECK_EQ(_Alignof(struct stackinfo_query), 8);
 
-	/* _IOWR(0xB9, 0x01, 168 bytes) */
+	CHECK_EQ(offsetof(struct stackinfo_threads, size), 0);
+	CHECK_EQ(offsetof(struct stackinfo_threads, query_flags), 8);
+	CHECK_EQ(offsetof(struct stackinfo_threads, pid), 16);
+	CHECK_EQ(offsetof(struct stackinfo_threads, count), 20);
+	CHECK_EQ(offsetof(struct stackinfo_threads, entries), 24);
+	CHECK_EQ(offsetof(struct stackinfo_threads, entry_size), 32);
+	CHECK_EQ(sizeof(struct stackinfo_threads), STACKINFO_THREADS_SIZE_VER0);
+	CHECK_EQ(STACKINFO_THREADS_SIZE_VER0, 40);
+
+	/* _IOWR(0xB9, 0x01, 168 bytes), _IOWR(0xB9, 0x02, 40 bytes) */
 	CHECK_EQ(STACKINFO_IOC_QUERY, 0xc0a8b901UL);
+	CHECK_EQ(STACKINFO_IOC_QUERY_THREADS, 0xc028b902UL);
 
 	CHECK_EQ(STACKINFO_QUERY_NO_SP, 1);
 	CHECK_EQ(STACKINFO_QUERY_VALID_FLAGS, 1);

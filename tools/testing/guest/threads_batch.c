@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * STACKINFO_IOC_QUERY_THREADS: every thread of a process in one call.
+ * Its entries equal one STACKINFO_IOC_QUERY per thread and cover
+ * /proc/<pid>/task; a short array gets E2BIG and the count needed; a
+ * larger entry_size keeps the stride and zeroes each entry's tail; bad
+ * sizes, flags, pids and pointers get their errno and write nothing; a
+ * user may not list another user's process.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+#define PEERS 3
+
+static int fd;
+static pthread_barrier_t done;
+
+static void *peer(void *arg)
+{
+	(void)arg;
+	pthread_barrier_wait(&done);
+	return NULL;
+}
+
+static int batch(pid_t pid, void *entries, uint32_t *count, uint64_t entry_size,
+		 uint64_t flags)
+{
+	struct stackinfo_threads a = {
+		.size = sizeof(a), .query_flags = flags, .pid = pid,
+		.count = *count, .entries = (uintptr_t)entries,
+		.entry_size = entry_size,
+	};
+	int ret = ioctl(fd, STACKINFO_IOC_QUERY_THREADS, &a);
+
+	*count = a.count;
+	return ret ? -errno : 0;
+}
+
+static int task_count(pid_t pid)
+{
+	char path[64];
+	struct dirent *d;
+	DIR *dir;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	dir = opendir(path);
+	while (dir && (d = readdir(dir)))
+		n += d->d_name[0] != '.';
+	if (dir)
+		closedir(dir);
+	return n;
+}
+
+static void check_entries(const unsigned char *buf, uint32_t n, size_t stride)
+{
+	uint32_t i;
+	int mains = 0;
+
+	for (i = 0; i < n; i++) {
+		const struct stackinfo_query *e = (const void *)(buf + i * stride);
+		struct stackinfo_query q;
+		int err = si_module_query(fd, e->out_tid, 0, &q);
+
+		CHECK(!err, "entry %u: tid %u: %s", i, e->out_tid, strerror(-err));
+		CHECK_EQ(e->tgid, getpid());
+		CHECK_EQ(e->valid, q.valid);
+		CHECK_EQ(e->sp_vma_start, q.sp_vma_start);
+		CHECK_EQ(e->sp_vma_end, q.sp_vma_end);
+		CHECK_EQ(e->sp_guard_start, q.sp_guard_start);
+		CHECK_EQ(e->main_vma_start, q.main_vma_start);
+		mains += !!(e->thread_flags & STACKINFO_THREAD_MAIN);
+	}
+	CHECK_EQ(mains, 1);
+}
+
+static void as_user(pid_t root_child)
+{
+	uint32_t count = 8;
+	unsigned char buf[8 * sizeof(struct stackinfo_query)];
+
+	if (setresgid(1000, 1000, 1000) || setresuid(1000, 1000, 1000))
+		_exit(1);
+	CHECK_EQ(batch(root_child, buf, &count, sizeof(struct stackinfo_query), 0), -EACCES);
+	count = 8;
+	CHECK_EQ(batch(0, buf, &count, sizeof(struct stackinfo_query), 0), 0);
+	CHECK_EQ(count, 1);
+	_exit(t_result());
+}
+
+int main(void)
+{
+	const size_t qs = sizeof(struct stackinfo_query);
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned char *buf, *two;
+	pthread_t th[PEERS];
+	uint32_t count;
+	pid_t child;
+	int i, status;
+
+	fd = si_open();
+	if (fd < 0)
+		return 1;
+	pthread_barrier_init(&done, NULL, PEERS + 1);
+	for (i = 0; i < PEERS; i++)
+		pthread_create(&th[i], NULL, peer, NULL);
+	buf = calloc(16, 2 * qs);
+
+	/* too short: E2BIG and the count needed, nothing written */
+	count = 2;
+	memset(buf, 0xa5, 2 * qs);
+	CHECK_EQ(batch(0, buf, &count, qs, 0), -E2BIG);
+	CHECK_EQ(count, PEERS + 1);
+	CHECK(buf[0] == 0xa5 && buf[2 * qs - 1] == 0xa5, "written on E2BIG");
+	count = 0;
+	CHECK_EQ(batch(0, NULL, &count, qs, 0), -E2BIG);
+	CHECK_EQ(count, PEERS + 1);
+
+	/* enough: one entry per thread, equal to single queries */
+	count = 16;
+	CHECK_EQ(batch(0, buf, &count, qs, 0), 0);
+	CHECK_EQ(count, PEERS + 1);
+	CHECK_EQ(count, task_count(getpid()));
+	check_entries(buf, count, qs);
+	count = 16;
+	CHECK_EQ(batch(getpid(), buf, &count, qs, STACKINFO_QUERY_NO_SP), 0);
+	CHECK(!(((struct stackinfo_query *)buf)->valid & STACKINFO_VALID_SP), "NO_SP ignored");
+
+	/* a larger entry: the stride is the caller's, the tail zeroed */
+	memset(buf, 0xff, 16 * 2 * qs);
+	count = 16;
+	CHECK_EQ(batch(0, buf, &count, qs + 24, 0), 0);
+	CHECK_EQ(count, PEERS + 1);
+	for (i = 0; i < (int)count; i++) {
+		const unsigned char *tail = buf + i * (qs + 24) + qs;
+
+		CHECK(!tail[0] && !tail[23], "entry %d: tail not zeroed", i);
+	}
+	CHECK(buf[count * (qs + 24)] == 0xff, "written past the last entry");
+	check_entries(buf, count, qs + 24);
+
+	/* bad input */
+	count = 16;
+	CHECK_EQ(batch(0, buf, &count, STACKINFO_QUERY_SIZE_VER0 - 8, 0), -EINVAL);
+	CHECK_EQ(batch(0, buf, &count, page + 8, 0), -EINVAL);
+	CHECK_EQ(batch(0, buf, &count, qs, 1ULL << 40), -EINVAL);
+	CHECK_EQ(batch(0x7ffffff0, buf, &count, qs, 0), -ESRCH);
+	CHECK_EQ(batch(2, buf, &count, qs, 0), -ENOENT);	/* kthreadd */
+	CHECK_EQ(batch(0, (void *)0xffff888000000000UL, &count, qs, 0), -EFAULT);
+	two = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	munmap(two + page, page);
+	count = 16;
+	CHECK_EQ(batch(0, two + page - qs, &count, qs, 0), -EFAULT);
+	{
+		struct stackinfo_threads a = { .size = 8 };
+
+		CHECK(ioctl(fd, STACKINFO_IOC_QUERY_THREADS, &a) == -1 && errno == EINVAL, "short");
+		a.size = page + 1;
+		CHECK(ioctl(fd, STACKINFO_IOC_QUERY_THREADS, &a) == -1 && errno == E2BIG, "long");
+	}
+
+	/* another user's process: refused */
+	child = fork();
+	if (child == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		pause();
+		_exit(0);
+	}
+	if (getuid() == 0) {
+		pid_t u = fork();
+
+		if (u == 0)
+			as_user(child);
+		CHECK(waitpid(u, &status, 0) == u && WIFEXITED(status) &&
+		      !WEXITSTATUS(status), "as user 1000");
+		count = 16;
+		CHECK_EQ(batch(child, buf, &count, qs, 0), 0);	/* root may */
+		CHECK_EQ(count, 1);
+	}
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+
+	pthread_barrier_wait(&done);
+	for (i = 0; i < PEERS; i++)
+		pthread_join(th[i], NULL);
+	free(buf);
+	return t_result();
+}
