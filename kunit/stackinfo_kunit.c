@@ -29,7 +29,7 @@
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
 /* Where the cases lay out their VMAs: far from anything the mm starts with. */
-#define BASE		(1UL << 32)
+#define BASE		BIT(32)
 #define SZ		PAGE_SIZE
 #define MAP_TEST	(MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE)
 
@@ -80,6 +80,7 @@ static void flags_desc(const struct flags_case *c, char *desc)
 {
 	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
 }
+
 KUNIT_ARRAY_PARAM(flags, flags_cases, flags_desc);
 
 static void vma_flags_translate(struct kunit *test)
@@ -158,6 +159,7 @@ static void prev_desc(const struct prev_case *c, char *desc)
 {
 	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
 }
+
 KUNIT_ARRAY_PARAM(prev, prev_cases, prev_desc);
 
 static void vma_at_prev_distance(struct kunit *test)
@@ -429,25 +431,22 @@ static void abi_copy_back_length(struct kunit *test)
 
 static void abi_bad_pointer(struct kunit *test)
 {
-	map_at(test, UBUF, SZ, PROT_READ | PROT_WRITE, MAP_TEST);
-	/* nothing mapped there */
-	KUNIT_EXPECT_EQ(test, stackinfo_ioctl_query(NULL,
-			(void __user *)(UBUF + 64 * SZ)), -EFAULT);
+	void __user *unmapped = (void __user *)(UBUF + 64 * SZ);
 	/* size readable, the struct runs off the end of the mapping */
-	{
-		u64 size = STACKINFO_QUERY_SIZE_VER0;
-		void __user *u = (void __user *)(UBUF + SZ - sizeof(size));
+	u64 size = STACKINFO_QUERY_SIZE_VER0;
+	void __user *u = (void __user *)(UBUF + SZ - sizeof(size));
 
-		KUNIT_ASSERT_EQ(test, copy_to_user(u, &size, sizeof(size)), 0UL);
-		KUNIT_EXPECT_EQ(test, stackinfo_ioctl_query(NULL, u), -EFAULT);
-	}
+	map_at(test, UBUF, SZ, PROT_READ | PROT_WRITE, MAP_TEST);
+	KUNIT_EXPECT_EQ(test, stackinfo_ioctl_query(NULL, unmapped), -EFAULT);
+	KUNIT_ASSERT_EQ(test, copy_to_user(u, &size, sizeof(size)), 0UL);
+	KUNIT_EXPECT_EQ(test, stackinfo_ioctl_query(NULL, u), -EFAULT);
 }
 
 /* ---- STACKINFO_IOC_QUERY_THREADS, on init (one thread) ---- */
 
 /* A request for init's threads at UBUF, its array right after it. */
-static struct stackinfo_threads __user *ubuf_threads(struct kunit *test,
-						    u32 count, u64 entry_size)
+static struct stackinfo_threads __user *
+ubuf_threads(struct kunit *test, u32 count, u64 entry_size)
 {
 	struct stackinfo_threads a = {
 		.size = sizeof(a), .pid = 1, .count = count,
@@ -753,6 +752,7 @@ static void gap_desc(const struct gap_case *c, char *desc)
 {
 	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "\"%s\"", c->cmdline);
 }
+
 KUNIT_ARRAY_PARAM(gap, gap_cases, gap_desc);
 
 static void guard_gap_cmdline(struct kunit *test)
@@ -761,7 +761,7 @@ static void guard_gap_cmdline(struct kunit *test)
 	char *buf = kunit_kzalloc(test, strlen(c->cmdline) + 1, GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, buf);
-	strcpy(buf, c->cmdline);
+	strscpy(buf, c->cmdline, strlen(c->cmdline) + 1);
 	KUNIT_EXPECT_EQ(test, stackinfo_guard_gap_from_cmdline(buf),
 			c->pages << PAGE_SHIFT);
 }
@@ -957,6 +957,7 @@ static struct kunit_suite stackinfo_suite = {
 	.name = "stackinfo",
 	.test_cases = stackinfo_cases,
 };
+
 kunit_test_suite(stackinfo_suite);
 
 MODULE_LICENSE("GPL");

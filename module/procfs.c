@@ -28,6 +28,23 @@ static_assert(sizeof(struct stackinfo_threads) == STACKINFO_THREADS_SIZE_VER0);
 
 static struct proc_dir_entry *stackinfo_pde;
 
+/*
+ * Both ioctls' structs are extensible in the same way: a __u64 size first,
+ * at least the first published size, at most a page, and whatever lies
+ * beyond the kernel's struct zero. Sets *usize.
+ */
+static int stackinfo_copy_in(void *karg, size_t ksize, const void __user *uarg,
+			     size_t ver0, u64 *usize)
+{
+	if (get_user(*usize, (const u64 __user *)uarg))
+		return -EFAULT;
+	if (*usize > PAGE_SIZE)
+		return -E2BIG;
+	if (*usize < ver0)
+		return -EINVAL;
+	return copy_struct_from_user(karg, ksize, uarg, *usize);
+}
+
 VISIBLE_IF_KUNIT int stackinfo_ioctl_query(const struct file *file,
 					   struct stackinfo_query __user *uarg)
 {
@@ -35,13 +52,8 @@ VISIBLE_IF_KUNIT int stackinfo_ioctl_query(const struct file *file,
 	u64 usize;
 	int err;
 
-	if (get_user(usize, &uarg->size))
-		return -EFAULT;
-	if (usize > PAGE_SIZE)
-		return -E2BIG;
-	if (usize < STACKINFO_QUERY_SIZE_VER0)
-		return -EINVAL;
-	err = copy_struct_from_user(&q, sizeof(q), uarg, usize);
+	err = stackinfo_copy_in(&q, sizeof(q), uarg, STACKINFO_QUERY_SIZE_VER0,
+				&usize);
 	if (err)
 		return err;
 	if (q.query_flags & ~STACKINFO_QUERY_VALID_FLAGS)
@@ -78,13 +90,8 @@ VISIBLE_IF_KUNIT int stackinfo_ioctl_threads(const struct file *file,
 	u64 usize;
 	int err;
 
-	if (get_user(usize, &uarg->size))
-		return -EFAULT;
-	if (usize > PAGE_SIZE)
-		return -E2BIG;
-	if (usize < STACKINFO_THREADS_SIZE_VER0)
-		return -EINVAL;
-	err = copy_struct_from_user(&a, sizeof(a), uarg, usize);
+	err = stackinfo_copy_in(&a, sizeof(a), uarg, STACKINFO_THREADS_SIZE_VER0,
+				&usize);
 	if (err)
 		return err;
 	if (a.query_flags & ~STACKINFO_QUERY_VALID_FLAGS)

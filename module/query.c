@@ -52,8 +52,8 @@ EXPORT_SYMBOL_IF_KUNIT(stackinfo_vma_flags);
 int stackinfo_vma_at(struct mm_struct *mm, unsigned long addr,
 		     struct stackinfo_vma *out)
 {
-	struct vm_area_struct *vma, *prev;
 	VMA_ITERATOR(vmi, mm, addr);
+	struct vm_area_struct *vma, *prev;
 
 	mmap_assert_locked(mm);
 	memset(out, 0, sizeof(*out));
