@@ -47,7 +47,8 @@ LIBS := $(LIB_SO) $(B)/lib/$(LIB_SONAME) $(B)/lib/libstackinfo.so $(LIB_A) $(LIB
 
 TESTUTIL := tools/testing/lib/testutil.c tools/testing/lib/testutil.h
 # Guest tests named lib_* test the library: linked against the .so (found
-# through an rpath, which vm-run's copy keeps valid), and once more with
+# through the runpath $ORIGIN/../../lib: build/lib here, /usr/lib in the
+# guest, where vm-run puts it), and once more with
 # the library, statically, under ASan and UBSan (lib_parity_san).
 GUEST_SRCS := $(wildcard tools/testing/guest/*.c)
 GUEST_TESTS := $(patsubst tools/testing/guest/%.c,$(B)/guest/tests/%,$(GUEST_SRCS)) \
@@ -141,7 +142,7 @@ $(B)/bin/%: tools/testing/%.c
 $(B)/guest/tests/lib_%: tools/testing/guest/lib_%.c $(TESTUTIL) $(LIB_HDRS) $(LIB_SO) $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ $< tools/testing/lib/testutil.c \
-		-Wl,-rpath,$(CURDIR)/$(B)/lib $(B)/lib/$(LIB_SONAME) $(LIB_A) $(LDLIBS)
+		-Wl,-rpath,'$$ORIGIN/../../lib' $(B)/lib/$(LIB_SONAME) $(LIB_A) $(LDLIBS)
 
 $(B)/guest/tests/lib_%_san: tools/testing/guest/lib_%.c $(TESTUTIL) $(LIB_HDRS) $(LIB_A_SAN)
 	@mkdir -p $(@D)

@@ -590,14 +590,15 @@ int main(int argc, char **argv)
 		if (argc > 2 && !strcmp(argv[1], "--rounds"))
 			rounds = atoi(argv[2]) < 32 ? atoi(argv[2]) : 31;
 		printf("stackinfo-bench: %d rounds, medians\n", rounds);
-		for (i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
-			run_config(argv[0], maps[i], 0, 0);
-		run_config(argv[0], 3000, 1, 0);
-		run_config(argv[0], 3000, 64, 0);
-		run_config(argv[0], 0, 64, 0);
-		run_config(argv[0], 0, 0, 1);
-		run_config(argv[0], 3000, 0, 1);
-		run_config(argv[0], 60000, 0, 1);
+		static const long shm[] = { 0, 1, 64 };
+		size_t s;
+		int churn_on;
+
+		/* every mapping count, shm size, quiet and churned */
+		for (churn_on = 0; churn_on < 2; churn_on++)
+			for (s = 0; s < sizeof(shm) / sizeof(shm[0]); s++)
+				for (i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
+					run_config(argv[0], maps[i], shm[s], churn_on);
 		run_sweep(0);
 		run_sweep(3000);
 	}

@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,6 +90,21 @@ struct targets {
 	int root_fd;
 };
 
+struct user_peer {
+	pthread_barrier_t b;
+	pid_t tid;
+};
+
+static void *user_peer(void *arg)
+{
+	struct user_peer *p = arg;
+
+	p->tid = t_gettid();
+	pthread_barrier_wait(&p->b);	/* asked about meanwhile */
+	pthread_barrier_wait(&p->b);
+	return NULL;
+}
+
 static void as_user(void *arg)
 {
 	const struct targets *t = arg;
@@ -108,6 +124,21 @@ static void as_user(void *arg)
 	CHECK_EQ(query_errno(fd, t->root_proc), -EACCES);
 	CHECK_EQ(query_errno(fd, t->nondumpable), -EACCES);
 	CHECK_EQ(query_errno(fd, 2), -ENOENT);
+
+	/* another thread of its own process: always, SP included */
+	{
+		struct user_peer p;
+		pthread_t th;
+
+		pthread_barrier_init(&p.b, NULL, 2);
+		pthread_create(&th, NULL, user_peer, &p);
+		pthread_barrier_wait(&p.b);
+		err = si_module_query(fd, p.tid, 0, &q);
+		CHECK(!err && q.out_tid == (uint32_t)p.tid && (q.valid & STACKINFO_VALID_SP_VMA),
+		      "user: its other thread: %s", strerror(-err));
+		pthread_barrier_wait(&p.b);
+		pthread_join(th, NULL);
+	}
 
 	/* same uid: maps would allow it, this module wants CAP_SYS_PTRACE */
 	sibling = spawn_sleeper(0);
