@@ -84,14 +84,11 @@ int stackinfo_vma_at(struct mm_struct *mm, unsigned long addr,
 }
 EXPORT_SYMBOL_IF_KUNIT(stackinfo_vma_at);
 
+/* Thread @tid (not 0) of the caller's pid namespace, referenced. */
 static struct task_struct *stackinfo_get_task(pid_t tid)
 {
 	struct task_struct *task;
 
-	if (!tid) {
-		get_task_struct(current);
-		return current;
-	}
 	rcu_read_lock();
 	task = pid_task(find_vpid(tid), PIDTYPE_PID);
 	if (task)
