@@ -3,6 +3,7 @@
 #
 # Install the Debian packages stackinfo needs, by group:
 #   base   build the module and tools, boot Debian's 6.12 kernel in QEMU
+#   lts    boot Debian 12's 6.1 LTS kernel and build the module for it
 #   debug  build the 6.12 debug kernel (KUnit, KASAN, lockdep) and parse KTAP
 #   bench  the benchmark's report and plot
 #   all    every group (what `make deps` asks for)
@@ -12,6 +13,7 @@ set -euo pipefail
 declare -A group=(
 	[base]="gcc make libc6-dev kmod cpio busybox-static qemu-system-x86
 		linux-image-6.12-amd64 linux-headers-6.12-amd64 dwarves"
+	[lts]="linux-image-amd64 linux-headers-amd64"
 	[debug]="linux-source-6.12 flex bison bc libelf-dev libssl-dev dwarves
 		xz-utils python3"
 	[bench]="gnuplot-nox python3"

@@ -5,7 +5,7 @@
 # helpers; `scripts/kernels.sh NAME` prints "KVER VMLINUZ KDIR".
 #
 #   debian-6.12  Debian 12's linux-image-6.12-amd64 and its headers
-#   debian-6.1   Debian 12's 6.1 LTS (issue 7: not supported yet)
+#   debian-6.1   Debian 12's 6.1 LTS: linux-image-amd64 and its headers
 #   debug        our 6.12 KUnit/KASAN/lockdep kernel (build-debug-kernel.sh)
 
 _kernels_top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -17,15 +17,13 @@ kernel_find() {
 	local pattern kver tree
 	case "$1" in
 	debian-6.12) pattern='6.12.*-amd64' ;;
+	debian-6.1) pattern='6.1.0-*-amd64' ;;
 	debug)
 		tree=$("$_kernels_top/scripts/build-debug-kernel.sh" --built) || return 1
 		KVER=$(cat "$tree/include/config/kernel.release")
 		VMLINUZ=$tree/arch/x86/boot/bzImage
 		KDIR=$tree
 		return 0 ;;
-	debian-6.1)
-		echo "kernel '$1' is not supported yet" >&2
-		return 2 ;;
 	*)
 		echo "unknown kernel '$1' (known: debian-6.12, debian-6.1, debug)" >&2
 		return 2 ;;
@@ -46,6 +44,7 @@ kernel_find() {
 kernel_provide() {
 	case "$1" in
 	debug) "$_kernels_top/scripts/build-debug-kernel.sh" >/dev/null ;;
+	debian-6.1) "$_kernels_top/scripts/deps.sh" base lts ;;
 	*) "$_kernels_top/scripts/deps.sh" base ;;
 	esac
 }

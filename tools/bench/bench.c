@@ -552,8 +552,11 @@ static int quick(const char *self)
 	pthread_attr_getstack(&attr, &ga, &gs);
 	pthread_attr_destroy(&attr);
 	for (i = 0; i < 3; i++) {
-		if (stackinfo_set_backend(bs[i]) || stackinfo_main_stack(&la, &ls) ||
-		    la != ga || ls != gs) {
+		int err = stackinfo_set_backend(bs[i]);
+
+		if (err == -EOPNOTSUPP)
+			continue;	/* PROCMAP_QUERY before 6.11 */
+		if (err || stackinfo_main_stack(&la, &ls) || la != ga || ls != gs) {
 			printf("FAIL: lib %s: %p+%zu, glibc %p+%zu\n",
 			       stackinfo_backend_name(bs[i]), la, ls, ga, gs);
 			bad = 1;

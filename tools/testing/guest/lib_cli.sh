@@ -28,7 +28,7 @@ check "self: main row" awk 'NR == 2 && $1 == $2 && $3 == "yes" { ok = 1 } END { 
 thread-sleeper 3 >/tmp/sleeper.out &
 sleeper=$!
 i=0
-while ! grep -q ready /tmp/sleeper.out && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+while ! grep -qs ready /tmp/sleeper.out && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 
 check "-p: exit 0" [ "$(rc_of stackinfo -p $sleeper)" = 0 ]
 check "-p: four threads" [ "$(grep -c "^ *[0-9]* *$sleeper " /tmp/cli.out)" = 4 ]
@@ -54,7 +54,8 @@ fi
 # the same stacks, whatever answers (columns TID..PERM and GUARD)
 for b in module procmap_query maps; do
 	rc=$(rc_of stackinfo -p $sleeper --backend $b)
-	[ "$rc" = 4 ] && [ $b = module ] && [ $module = 0 ] && continue
+	# the module when unloaded, PROCMAP_QUERY before 6.11: said so, exit 4
+	[ "$rc" = 4 ] && grep -q 'not supported' /tmp/cli.err && continue
 	check "--backend $b: exit 0" [ "$rc" = 0 ]
 	check "--backend $b: same stacks" [ "$(cut -c1-58 /tmp/cli.out)" = "$(cut -c1-58 /tmp/cli.default)" ]
 done
