@@ -1,0 +1,30 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Gate: the module builds with W=1 and no warning against Debian's 6.12 and
+# 6.1 headers, and modinfo shows license, author, description, version and
+# srcversion.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/scripts/kernels.sh"
+fail=0
+for k in debian-6.12 debian-6.1; do
+	kernel_find "$k" || { kernel_provide "$k" >/dev/null 2>&1; kernel_find "$k"; } || {
+		echo "FAIL: $k: headers not installed"
+		fail=1
+		continue
+	}
+	out=$top/build/gate-w1/$k
+	rm -rf "$out"
+	log=$("$top/scripts/build-module.sh" "$KDIR" "$out" W=1 2>&1)
+	if [ $? != 0 ] || grep -q 'warning:' <<<"$log"; then
+		echo "FAIL: $k: W=1 build"
+		echo "$log"
+		fail=1
+		continue
+	fi
+	info=$(modinfo "$out/stackinfo.ko")
+	for field in license:.*GPL author: description: 'version:.*0\.1\.0' srcversion: "vermagic:.*$KVER"; do
+		grep -q "^$field" <<<"$info" || { echo "FAIL: $k: modinfo lacks $field"; fail=1; }
+	done
+done
+exit $fail
