@@ -12,6 +12,11 @@
 #                   plot under build/bench/
 #   make deps       install the Debian packages all of this needs
 #   make module     stackinfo.ko only; KDIR=/path/to/kernel/build overrides
+#   make install    module (and depmod), library, header, pkg-config file,
+#                   CLI, interposer, man pages; DESTDIR= and PREFIX= honoured;
+#                   make uninstall undoes it
+#   make dkms-install  register the module's source with DKMS and build and
+#                   install it for KVER (default: KDIR's kernel)
 #   make tools      userspace only (build/)
 #   make clean
 
@@ -62,12 +67,29 @@ BINS := $(B)/bin/stackinfo $(B)/bin/stackinfo-demo $(B)/bin/getattr-print \
 	$(B)/bin/thread-sleeper $(B)/bin/stackinfo-bench
 GUEST_FILES := $(B)/guest/run-tests $(B)/guest/splat-patterns
 
-.PHONY: all module tools check demo bench deps clean help prune
+.PHONY: all module tools check demo bench deps clean help prune install uninstall \
+	dkms-install dkms-uninstall
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+BINDIR := $(PREFIX)/bin
+LIBDIR := $(PREFIX)/lib
+INCLUDEDIR := $(PREFIX)/include
+MANDIR := $(PREFIX)/share/man
+KVER ?= $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
+MODDIR := /lib/modules/$(KVER)/updates
+DKMS_SRC := /usr/src/stackinfo-$(LIB_VERSION)
+# what make install puts where, below $(DESTDIR)
+INSTALLED := $(MODDIR)/stackinfo.ko $(LIBDIR)/libstackinfo.so.$(LIB_VERSION) \
+	$(LIBDIR)/$(LIB_SONAME) $(LIBDIR)/libstackinfo.so $(LIBDIR)/libstackinfo.a \
+	$(LIBDIR)/libstackinfo-preload.so $(LIBDIR)/pkgconfig/libstackinfo.pc \
+	$(INCLUDEDIR)/libstackinfo.h $(INCLUDEDIR)/linux/stackinfo.h $(BINDIR)/stackinfo \
+	$(MANDIR)/man1/stackinfo.1 $(MANDIR)/man3/libstackinfo.3 $(MANDIR)/man4/stackinfo.4
 
 all: module tools
 
 help:
-	@sed -n '3,16p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,21p' Makefile | sed 's/^# \{0,1\}//'
 
 module:
 	@if [ -z "$(KDIR)" ]; then \
@@ -191,6 +213,44 @@ demo:
 	scripts/deps.sh base
 	$(MAKE) tools
 	tools/testing/vm-run -- stackinfo-demo 5000
+
+install: module $(LIBS) $(B)/bin/stackinfo
+	install -D -m 644 stackinfo.ko $(DESTDIR)$(MODDIR)/stackinfo.ko
+	[ -n "$(DESTDIR)" ] || depmod -a $(KVER)
+	install -D -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/libstackinfo.so.$(LIB_VERSION)
+	ln -sf libstackinfo.so.$(LIB_VERSION) $(DESTDIR)$(LIBDIR)/$(LIB_SONAME)
+	ln -sf $(LIB_SONAME) $(DESTDIR)$(LIBDIR)/libstackinfo.so
+	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/libstackinfo.a
+	install -m 755 $(PRELOAD) $(DESTDIR)$(LIBDIR)/libstackinfo-preload.so
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(LIB_VERSION)|' \
+		tools/lib/libstackinfo.pc.in >$(DESTDIR)$(LIBDIR)/pkgconfig/libstackinfo.pc
+	install -D -m 644 tools/lib/libstackinfo.h $(DESTDIR)$(INCLUDEDIR)/libstackinfo.h
+	install -D -m 644 $(UAPI) $(DESTDIR)$(INCLUDEDIR)/linux/stackinfo.h
+	install -D -m 755 $(B)/bin/stackinfo $(DESTDIR)$(BINDIR)/stackinfo
+	install -D -m 644 man/stackinfo.1 $(DESTDIR)$(MANDIR)/man1/stackinfo.1
+	install -D -m 644 man/libstackinfo.3 $(DESTDIR)$(MANDIR)/man3/libstackinfo.3
+	install -D -m 644 man/stackinfo.4 $(DESTDIR)$(MANDIR)/man4/stackinfo.4
+	[ -n "$(DESTDIR)" ] || ldconfig
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	[ -n "$(DESTDIR)" ] || depmod -a $(KVER)
+
+# The module's sources as DKMS wants them, then add, build, install.
+dkms-install:
+	scripts/deps.sh install
+	rm -rf $(DKMS_SRC)
+	install -d $(DKMS_SRC)
+	cp -r Kbuild dkms.conf module include kunit $(DKMS_SRC)/
+	dkms add -m stackinfo -v $(LIB_VERSION)
+	dkms build -m stackinfo -v $(LIB_VERSION) -k $(KVER)
+	dkms install -m stackinfo -v $(LIB_VERSION) -k $(KVER)
+
+dkms-uninstall:
+	-dkms remove -m stackinfo -v $(LIB_VERSION) --all
+	rm -rf $(DKMS_SRC)
 
 clean:
 	rm -rf $(B)

@@ -6,6 +6,8 @@
 #   lts    boot Debian 12's 6.1 LTS kernel and build the module for it
 #   debug  build the 6.12 debug kernel (KUnit, KASAN, lockdep) and parse KTAP
 #   bench  the benchmark's report and plot
+#   install  make install's test (pkg-config) and DKMS
+#   gates  static analysis of the module (sparse)
 #   all    every group (what `make deps` asks for)
 # Idempotent, and silent when everything is already installed.
 set -euo pipefail
@@ -17,6 +19,8 @@ declare -A group=(
 	[debug]="linux-source-6.12 flex bison bc libelf-dev libssl-dev dwarves
 		xz-utils python3"
 	[bench]="gnuplot-nox python3"
+	[install]="pkgconf dkms"
+	[gates]="sparse"
 )
 
 want=()

@@ -1,23 +1,24 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Gate: the module builds with W=1 and no warning against Debian's 6.12 and
-# 6.1 headers, and modinfo shows license, author, description, version and
-# srcversion.
+# Gate: the module builds with W=1 and sparse (C=2) and no warning against
+# Debian's 6.12 and 6.1 headers, and modinfo shows license, author,
+# description, version, srcversion and the kernel's vermagic.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/scripts/kernels.sh"
 fail=0
+"$top/scripts/deps.sh" gates >/dev/null || exit 1
 for k in debian-6.12 debian-6.1; do
 	kernel_find "$k" || { kernel_provide "$k" >/dev/null 2>&1; kernel_find "$k"; } || {
 		echo "FAIL: $k: headers not installed"
 		fail=1
 		continue
 	}
-	out=$top/build/gate-w1/$k
+	out=$top/build/gate-kbuild/$k
 	rm -rf "$out"
-	log=$("$top/scripts/build-module.sh" "$KDIR" "$out" W=1 2>&1)
-	if [ $? != 0 ] || grep -q 'warning:' <<<"$log"; then
-		echo "FAIL: $k: W=1 build"
+	log=$("$top/scripts/build-module.sh" "$KDIR" "$out" W=1 C=2 2>&1)
+	if [ $? != 0 ] || grep -qE 'warning:|error:' <<<"$log"; then
+		echo "FAIL: $k: W=1 C=2 build"
 		echo "$log"
 		fail=1
 		continue

@@ -1,0 +1,31 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# DKMS, with Debian's dkms: the module's source registered, then built by
+# DKMS for Debian's 6.12 and 6.1 headers (no running kernel of either is
+# needed), then removed again.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/scripts/kernels.sh"
+"$top/scripts/deps.sh" install >/dev/null || exit 1
+ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$top/dkms.conf")
+src=/usr/src/stackinfo-$ver
+fail=0
+cleanup() {
+	dkms remove -m stackinfo -v "$ver" --all >/dev/null 2>&1
+	rm -rf "$src"
+}
+cleanup
+trap cleanup EXIT
+mkdir -p "$src"
+cp -r "$top/Kbuild" "$top/dkms.conf" "$top/module" "$top/include" "$top/kunit" "$src/"
+dkms add -m stackinfo -v "$ver" >/dev/null || { echo "FAIL: dkms add"; exit 1; }
+for k in debian-6.12 debian-6.1; do
+	kernel_find "$k" || { kernel_provide "$k" >/dev/null 2>&1; kernel_find "$k"; } ||
+		{ echo "FAIL: $k not installed"; fail=1; continue; }
+	if ! out=$(dkms build -m stackinfo -v "$ver" -k "$KVER" 2>&1); then
+		echo "FAIL: dkms build for $KVER"; echo "$out"; fail=1; continue
+	fi
+	ls /var/lib/dkms/stackinfo/"$ver"/"$KVER"/*/module/stackinfo.ko* >/dev/null 2>&1 ||
+		{ echo "FAIL: no stackinfo.ko from DKMS for $KVER"; fail=1; }
+done
+exit $fail
