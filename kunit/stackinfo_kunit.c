@@ -29,14 +29,15 @@
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
 /* Where the cases lay out their VMAs: far from anything the mm starts with. */
-#define BASE		BIT(32)
-#define SZ		PAGE_SIZE
-#define MAP_TEST	(MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE)
+#define BASE BIT(32)
+#define SZ PAGE_SIZE
+#define MAP_TEST (MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE)
 
 static void map_at(struct kunit *test, unsigned long addr, unsigned long len,
 		   unsigned long prot, unsigned long flags)
 {
-	unsigned long got = kunit_vm_mmap(test, NULL, addr, len, prot, flags, 0);
+	unsigned long got =
+		kunit_vm_mmap(test, NULL, addr, len, prot, flags, 0);
 
 	KUNIT_ASSERT_EQ_MSG(test, got, addr, "vm_mmap at %#lx", addr);
 }
@@ -69,7 +70,8 @@ static const struct flags_case flags_cases[] = {
 	{ "exec", VM_EXEC, STACKINFO_VMA_EXEC },
 	{ "mayshare", VM_MAYSHARE, STACKINFO_VMA_SHARED },
 	{ "growsdown", VM_GROWSDOWN, STACKINFO_VMA_GROWSDOWN },
-	{ "stack rw", VM_READ | VM_WRITE | VM_MAYREAD | VM_MAYWRITE | VM_GROWSDOWN,
+	{ "stack rw",
+	  VM_READ | VM_WRITE | VM_MAYREAD | VM_MAYWRITE | VM_GROWSDOWN,
 	  STACKINFO_VMA_READ | STACKINFO_VMA_WRITE | STACKINFO_VMA_GROWSDOWN },
 	{ "shared r-x", VM_READ | VM_EXEC | VM_SHARED | VM_MAYSHARE,
 	  STACKINFO_VMA_READ | STACKINFO_VMA_EXEC | STACKINFO_VMA_SHARED },
@@ -101,7 +103,8 @@ static void vma_at_middle(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, v.found);
 	KUNIT_EXPECT_EQ(test, v.start, BASE);
 	KUNIT_EXPECT_EQ(test, v.end, BASE + 4 * SZ);
-	KUNIT_EXPECT_EQ(test, v.flags, STACKINFO_VMA_READ | STACKINFO_VMA_WRITE);
+	KUNIT_EXPECT_EQ(test, v.flags,
+			STACKINFO_VMA_READ | STACKINFO_VMA_WRITE);
 }
 
 static void vma_at_boundaries(struct kunit *test)
@@ -136,7 +139,8 @@ static void vma_at_beyond_task_size(struct kunit *test)
 	struct stackinfo_vma v;
 
 	map_at(test, BASE, SZ, PROT_READ, MAP_TEST);
-	KUNIT_EXPECT_EQ(test, vma_at(test, current->mm->task_size, &v), -ENOENT);
+	KUNIT_EXPECT_EQ(test, vma_at(test, current->mm->task_size, &v),
+			-ENOENT);
 	KUNIT_EXPECT_EQ(test, vma_at(test, ULONG_MAX, &v), -ENOENT);
 	KUNIT_EXPECT_FALSE(test, v.found);
 }
@@ -144,7 +148,7 @@ static void vma_at_beyond_task_size(struct kunit *test)
 /* The VMA below at several distances: adjacent, inside the gap, far. */
 struct prev_case {
 	const char *name;
-	unsigned long below;	/* bytes between the VMA below and ours */
+	unsigned long below; /* bytes between the VMA below and ours */
 };
 
 static const struct prev_case prev_cases[] = {
@@ -243,10 +247,11 @@ static void vma_at_shared(struct kunit *test)
 	map_at(test, BASE, 2 * SZ, PROT_READ,
 	       MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE);
 	KUNIT_ASSERT_EQ(test, vma_at(test, BASE, &v), 0);
-	KUNIT_EXPECT_EQ(test, v.flags, STACKINFO_VMA_READ | STACKINFO_VMA_SHARED);
+	KUNIT_EXPECT_EQ(test, v.flags,
+			STACKINFO_VMA_READ | STACKINFO_VMA_SHARED);
 }
 
-#define MANY_VMAS	4000
+#define MANY_VMAS 4000
 
 static void vma_at_thousands(struct kunit *test)
 {
@@ -261,7 +266,8 @@ static void vma_at_thousands(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(probe); i++) {
 		unsigned long page = probe[i];
 
-		KUNIT_ASSERT_EQ(test, vma_at(test, BASE + page * SZ + 7, &v), 0);
+		KUNIT_ASSERT_EQ(test, vma_at(test, BASE + page * SZ + 7, &v),
+				0);
 		KUNIT_EXPECT_EQ(test, v.start, BASE + page * SZ);
 		KUNIT_EXPECT_EQ(test, v.end, BASE + (page + 1) * SZ);
 		KUNIT_EXPECT_EQ(test, v.has_prev, page > 0);
@@ -291,8 +297,8 @@ static void vma_at_never_stale(struct kunit *test)
 
 /* ---- the ioctl's ABI, on user memory of the case's own mm ---- */
 
-#define UBUF		BASE
-#define UBUF_LEN	(2 * PAGE_SIZE)
+#define UBUF BASE
+#define UBUF_LEN (2 * PAGE_SIZE)
 
 /* A query for init (pid 1) at the start of a zeroed user buffer. */
 static void __user *ubuf_query(struct kunit *test, u64 size)
@@ -350,8 +356,9 @@ static void abi_size_zero(struct kunit *test)
 
 static void abi_size_short(struct kunit *test)
 {
-	expect_ioctl_fails(test, ubuf_query(test, STACKINFO_QUERY_SIZE_VER0 - 8),
-			   -EINVAL);
+	void __user *u = ubuf_query(test, STACKINFO_QUERY_SIZE_VER0 - 8);
+
+	expect_ioctl_fails(test, u, -EINVAL);
 }
 
 static void abi_size_over_page(struct kunit *test)
@@ -388,8 +395,10 @@ static void abi_size_larger_nonzero_tail(struct kunit *test)
 	void __user *u = ubuf_query(test, sizeof(struct stackinfo_query) + 8);
 	u8 one = 1;
 
-	KUNIT_ASSERT_EQ(test, copy_to_user(u + sizeof(struct stackinfo_query) + 7,
-					   &one, 1), 0UL);
+	KUNIT_ASSERT_EQ(test,
+			copy_to_user(u + sizeof(struct stackinfo_query) + 7,
+				     &one, 1),
+			0UL);
 	expect_ioctl_fails(test, u, -E2BIG);
 }
 
@@ -398,9 +407,9 @@ static void abi_unknown_flags(struct kunit *test)
 	void __user *u = ubuf_query(test, STACKINFO_QUERY_SIZE_VER0);
 	u64 flags = ~STACKINFO_QUERY_VALID_FLAGS;
 
-	KUNIT_ASSERT_EQ(test, copy_to_user(u + offsetof(struct stackinfo_query,
-							query_flags),
-					   &flags, sizeof(flags)), 0UL);
+	size_t at = offsetof(struct stackinfo_query, query_flags);
+
+	KUNIT_ASSERT_EQ(test, copy_to_user(u + at, &flags, sizeof(flags)), 0UL);
 	expect_ioctl_fails(test, u, -EINVAL);
 }
 
@@ -409,9 +418,10 @@ static void abi_reserved_nonzero(struct kunit *test)
 	void __user *u = ubuf_query(test, STACKINFO_QUERY_SIZE_VER0);
 	u32 reserved = 1;
 
-	KUNIT_ASSERT_EQ(test, copy_to_user(u + offsetof(struct stackinfo_query,
-							reserved),
-					   &reserved, sizeof(reserved)), 0UL);
+	size_t at = offsetof(struct stackinfo_query, reserved);
+
+	KUNIT_ASSERT_EQ(test, copy_to_user(u + at, &reserved, sizeof(reserved)),
+			0UL);
 	expect_ioctl_fails(test, u, -EINVAL);
 }
 
@@ -422,8 +432,10 @@ static void abi_copy_back_length(struct kunit *test)
 
 	/* bytes past the caller's size belong to the caller */
 	memset(sentinel, 0x5a, sizeof(sentinel));
-	KUNIT_ASSERT_EQ(test, copy_to_user(u + STACKINFO_QUERY_SIZE_VER0,
-					   sentinel, sizeof(sentinel)), 0UL);
+	KUNIT_ASSERT_EQ(test,
+			copy_to_user(u + STACKINFO_QUERY_SIZE_VER0, sentinel,
+				     sizeof(sentinel)),
+			0UL);
 	KUNIT_ASSERT_EQ(test, stackinfo_ioctl_query(NULL, u), 0);
 	ubuf_read(test, u + STACKINFO_QUERY_SIZE_VER0, after, sizeof(after));
 	KUNIT_EXPECT_MEMEQ(test, after, sentinel, sizeof(sentinel));
@@ -445,14 +457,17 @@ static void abi_bad_pointer(struct kunit *test)
 /* ---- STACKINFO_IOC_QUERY_THREADS, on init (one thread) ---- */
 
 /* A request for init's threads at UBUF, its array right after it. */
-static struct stackinfo_threads __user *
-ubuf_threads(struct kunit *test, u32 count, u64 entry_size)
+static struct stackinfo_threads __user *ubuf_threads(struct kunit *test,
+						     u32 count, u64 entry_size)
 {
 	struct stackinfo_threads a = {
-		.size = sizeof(a), .pid = 1, .count = count,
-		.entries = UBUF + 64, .entry_size = entry_size,
+		.size = sizeof(a),
+		.pid = 1,
+		.count = count,
+		.entries = UBUF + 64,
+		.entry_size = entry_size,
 	};
-	void __user *u = ubuf_query(test, 0);	/* a zeroed user buffer */
+	void __user *u = ubuf_query(test, 0); /* a zeroed user buffer */
 
 	KUNIT_ASSERT_EQ(test, copy_to_user(u, &a, sizeof(a)), 0UL);
 	return u;
@@ -460,8 +475,8 @@ ubuf_threads(struct kunit *test, u32 count, u64 entry_size)
 
 static void threads_init(struct kunit *test)
 {
-	struct stackinfo_threads __user *u = ubuf_threads(test, 4,
-							  STACKINFO_QUERY_SIZE_VER0);
+	struct stackinfo_threads __user *u =
+		ubuf_threads(test, 4, STACKINFO_QUERY_SIZE_VER0);
 	struct stackinfo_threads a;
 	struct stackinfo_query q;
 
@@ -475,8 +490,8 @@ static void threads_init(struct kunit *test)
 
 static void threads_too_short(struct kunit *test)
 {
-	struct stackinfo_threads __user *u = ubuf_threads(test, 0,
-							  STACKINFO_QUERY_SIZE_VER0);
+	struct stackinfo_threads __user *u =
+		ubuf_threads(test, 0, STACKINFO_QUERY_SIZE_VER0);
 	struct stackinfo_threads a;
 
 	KUNIT_EXPECT_EQ(test, stackinfo_ioctl_threads(NULL, u), -E2BIG);
@@ -552,7 +567,7 @@ static void query_kernel_thread(struct kunit *test)
 {
 	struct stackinfo_query q;
 
-	KUNIT_EXPECT_EQ(test, query_tid(2, 0, &q), -ENOENT);	/* kthreadd */
+	KUNIT_EXPECT_EQ(test, query_tid(2, 0, &q), -ENOENT); /* kthreadd */
 	/* tid 0 is the caller: this case runs in a kthread */
 	KUNIT_EXPECT_EQ(test, query_tid(0, 0, &q), -ENOENT);
 }
@@ -581,7 +596,8 @@ static void query_balances_references(struct kunit *test)
 	mm_count = atomic_read(&mm->mm_count);
 	for (i = 0; i < 50; i++) {
 		KUNIT_EXPECT_EQ(test, query_tid(1, 0, &q), 0);
-		KUNIT_EXPECT_EQ(test, query_tid(1, STACKINFO_QUERY_NO_SP, &q), 0);
+		KUNIT_EXPECT_EQ(test, query_tid(1, STACKINFO_QUERY_NO_SP, &q),
+				0);
 		KUNIT_EXPECT_EQ(test, query_tid(2, 0, &q), -ENOENT);
 		saved = override_creds(dropped);
 		KUNIT_EXPECT_EQ(test, query_tid(1, 0, &q), -EACCES);
@@ -635,19 +651,25 @@ static const struct stackinfo_query text_thread = {
 		 STACKINFO_VALID_SP | STACKINFO_VALID_SP_VMA |
 		 STACKINFO_VALID_SP_PREV | STACKINFO_VALID_SP_GUARD |
 		 STACKINFO_VALID_RLIMIT | STACKINFO_VALID_GUARD_GAP,
-	.out_tid = 1234, .tgid = 1200, .thread_flags = STACKINFO_THREAD_SELF,
+	.out_tid = 1234,
+	.tgid = 1200,
+	.thread_flags = STACKINFO_THREAD_SELF,
 	.map_count = 57,
 	.start_stack = 0x7ffc8a1b2c30,
-	.main_vma_start = 0x7ffc8a193000, .main_vma_end = 0x7ffc8a1b4000,
+	.main_vma_start = 0x7ffc8a193000,
+	.main_vma_end = 0x7ffc8a1b4000,
 	.main_vma_flags = STACKINFO_VMA_READ | STACKINFO_VMA_WRITE |
 			  STACKINFO_VMA_GROWSDOWN,
 	.main_prev_end = 0x7f3c5e2f1000,
 	.sp = 0x7f3c5dff0e58,
-	.sp_vma_start = 0x7f3c5d7f1000, .sp_vma_end = 0x7f3c5dff1000,
+	.sp_vma_start = 0x7f3c5d7f1000,
+	.sp_vma_end = 0x7f3c5dff1000,
 	.sp_vma_flags = STACKINFO_VMA_READ | STACKINFO_VMA_WRITE,
 	.sp_prev_end = 0x7f3c5d7f1000,
-	.sp_guard_start = 0x7f3c5d7f0000, .sp_guard_end = 0x7f3c5d7f1000,
-	.rlim_stack_cur = 8388608, .rlim_stack_max = STACKINFO_RLIM_INFINITY,
+	.sp_guard_start = 0x7f3c5d7f0000,
+	.sp_guard_end = 0x7f3c5d7f1000,
+	.rlim_stack_cur = 8388608,
+	.rlim_stack_max = STACKINFO_RLIM_INFINITY,
 	.guard_gap = 1048576,
 };
 
@@ -674,10 +696,14 @@ static void text_nothing_but_thread(struct kunit *test)
 {
 	const struct stackinfo_query q = {
 		.valid = STACKINFO_VALID_THREAD,
-		.out_tid = 1, .tgid = 1, .thread_flags = STACKINFO_THREAD_MAIN,
+		.out_tid = 1,
+		.tgid = 1,
+		.thread_flags = STACKINFO_THREAD_MAIN,
 		.map_count = 3,
 		/* ignored: their valid bits are clear */
-		.sp = 0x1000, .rlim_stack_cur = 5, .guard_gap = 4096,
+		.sp = 0x1000,
+		.rlim_stack_cur = 5,
+		.guard_gap = 4096,
 	};
 
 	KUNIT_EXPECT_STREQ(test, show(test, &q),
@@ -702,7 +728,7 @@ static void text_flags_and_short_addresses(struct kunit *test)
 	struct stackinfo_query q = text_thread;
 
 	q.valid &= ~STACKINFO_VALID_SP_GUARD;
-	q.main_vma_start = 0x1000;	/* maps pads to 8 hex digits */
+	q.main_vma_start = 0x1000; /* maps pads to 8 hex digits */
 	q.main_vma_end = 0x21000;
 	q.main_vma_flags = STACKINFO_VMA_READ | STACKINFO_VMA_EXEC |
 			   STACKINFO_VMA_SHARED;
@@ -808,7 +834,8 @@ static void drop_ptrace_cap(struct kunit *test, struct access_ctx *a)
 
 static void access_self(struct kunit *test)
 {
-	KUNIT_EXPECT_EQ(test, stackinfo_may_access(NULL, current, current->mm), 0);
+	KUNIT_EXPECT_EQ(test, stackinfo_may_access(NULL, current, current->mm),
+			0);
 }
 
 static void access_self_without_cap(struct kunit *test)
@@ -817,7 +844,8 @@ static void access_self_without_cap(struct kunit *test)
 
 	access_setup(test, &a);
 	drop_ptrace_cap(test, &a);
-	KUNIT_EXPECT_EQ(test, stackinfo_may_access(NULL, current, current->mm), 0);
+	KUNIT_EXPECT_EQ(test, stackinfo_may_access(NULL, current, current->mm),
+			0);
 	access_teardown(&a);
 }
 

@@ -14,7 +14,7 @@
 
 #include "stackinfo.h"
 
-#define STACKINFO_CMDLINE_MAX	4096
+#define STACKINFO_CMDLINE_MAX 4096
 
 unsigned long stackinfo_guard_gap;
 bool stackinfo_guard_gap_known;
@@ -61,7 +61,8 @@ static void __init stackinfo_read_guard_gap(void)
 	if (IS_ERR(f))
 		return;
 	buf = kzalloc(STACKINFO_CMDLINE_MAX, GFP_KERNEL);
-	len = buf ? kernel_read(f, buf, STACKINFO_CMDLINE_MAX - 1, &pos) : -ENOMEM;
+	len = buf ? kernel_read(f, buf, STACKINFO_CMDLINE_MAX - 1, &pos) :
+		    -ENOMEM;
 	filp_close(f, NULL);
 	if (len >= 0) {
 		stackinfo_guard_gap = stackinfo_guard_gap_from_cmdline(buf);
@@ -86,5 +87,5 @@ module_exit(stackinfo_exit);
 
 MODULE_LICENSE("GPL");
 MODULE_AUTHOR("The stackinfo developers");
-MODULE_DESCRIPTION("A thread's stack bounds from task data: /proc/stackinfo and its ioctl");
+MODULE_DESCRIPTION("A thread's stack bounds: /proc/stackinfo and its ioctl");
 MODULE_VERSION("0.1.0");

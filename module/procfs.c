@@ -72,15 +72,16 @@ VISIBLE_IF_KUNIT int stackinfo_ioctl_query(const struct file *file,
 EXPORT_SYMBOL_IF_KUNIT(stackinfo_ioctl_query);
 
 /* Room for this many more threads than the process had when counted. */
-#define STACKINFO_THREADS_SLACK	64
+#define STACKINFO_THREADS_SLACK 64
 
 /*
  * Every thread of a process: tids collected first, then one query each,
  * each copied out with no lock held. A thread that exits in between is
  * left out; any other error ends the call.
  */
-VISIBLE_IF_KUNIT int stackinfo_ioctl_threads(const struct file *file,
-					     struct stackinfo_threads __user *uarg)
+VISIBLE_IF_KUNIT int
+stackinfo_ioctl_threads(const struct file *file,
+			struct stackinfo_threads __user *uarg)
 {
 	struct stackinfo_threads a;
 	struct stackinfo_query q;
@@ -90,16 +91,17 @@ VISIBLE_IF_KUNIT int stackinfo_ioctl_threads(const struct file *file,
 	u64 usize;
 	int err;
 
-	err = stackinfo_copy_in(&a, sizeof(a), uarg, STACKINFO_THREADS_SIZE_VER0,
-				&usize);
+	err = stackinfo_copy_in(&a, sizeof(a), uarg,
+				STACKINFO_THREADS_SIZE_VER0, &usize);
 	if (err)
 		return err;
 	if (a.query_flags & ~STACKINFO_QUERY_VALID_FLAGS)
 		return -EINVAL;
-	if (a.entry_size < STACKINFO_QUERY_SIZE_VER0 || a.entry_size > PAGE_SIZE)
+	if (a.entry_size < STACKINFO_QUERY_SIZE_VER0 ||
+	    a.entry_size > PAGE_SIZE)
 		return -EINVAL;
-	if (a.count && !access_ok(u64_to_user_ptr(a.entries),
-				  (u64)a.count * a.entry_size))
+	if (a.count &&
+	    !access_ok(u64_to_user_ptr(a.entries), (u64)a.count * a.entry_size))
 		return -EFAULT;
 
 	/* count first, then collect into an array sized by that count */
@@ -125,14 +127,14 @@ VISIBLE_IF_KUNIT int stackinfo_ioctl_threads(const struct file *file,
 		void __user *dst = u64_to_user_ptr(a.entries) +
 				   (u64)written * a.entry_size;
 
-		q = (struct stackinfo_query) {
+		q = (struct stackinfo_query){
 			.size = sizeof(q),
 			.query_flags = a.query_flags,
 			.tid = tids[i],
 		};
 		err = stackinfo_query(file, &q);
 		if (err == -ESRCH)
-			continue;	/* exited since it was counted */
+			continue; /* exited since it was counted */
 		if (err)
 			break;
 		if (copy_to_user(dst, &q, copy) ||
@@ -174,8 +176,8 @@ static long stackinfo_compat_ioctl(struct file *file, unsigned int cmd,
 }
 #endif
 
-static void stackinfo_show_addr(struct seq_file *m, const char *key,
-				bool valid, u64 addr)
+static void stackinfo_show_addr(struct seq_file *m, const char *key, bool valid,
+				u64 addr)
 {
 	if (valid)
 		seq_printf(m, "%s %08llx\n", key, addr);
@@ -183,8 +185,8 @@ static void stackinfo_show_addr(struct seq_file *m, const char *key,
 		seq_printf(m, "%s -\n", key);
 }
 
-static void stackinfo_show_vma(struct seq_file *m, const char *key,
-			       bool valid, u64 start, u64 end, u64 flags)
+static void stackinfo_show_vma(struct seq_file *m, const char *key, bool valid,
+			       u64 start, u64 end, u64 flags)
 {
 	if (!valid) {
 		seq_printf(m, "%s -\n", key);
@@ -197,8 +199,8 @@ static void stackinfo_show_vma(struct seq_file *m, const char *key,
 		   flags & STACKINFO_VMA_SHARED ? 's' : 'p');
 }
 
-static void stackinfo_show_rlim(struct seq_file *m, const char *key,
-				bool valid, u64 lim)
+static void stackinfo_show_rlim(struct seq_file *m, const char *key, bool valid,
+				u64 lim)
 {
 	if (!valid)
 		seq_printf(m, "%s -\n", key);
@@ -265,20 +267,20 @@ static int stackinfo_open(struct inode *inode, struct file *file)
 }
 
 static const struct proc_ops stackinfo_proc_ops = {
-	.proc_open		= stackinfo_open,
-	.proc_read_iter		= seq_read_iter,
-	.proc_lseek		= seq_lseek,
-	.proc_release		= single_release,
-	.proc_ioctl		= stackinfo_ioctl,
+	.proc_open = stackinfo_open,
+	.proc_read_iter = seq_read_iter,
+	.proc_lseek = seq_lseek,
+	.proc_release = single_release,
+	.proc_ioctl = stackinfo_ioctl,
 #ifdef CONFIG_COMPAT
-	.proc_compat_ioctl	= stackinfo_compat_ioctl,
+	.proc_compat_ioctl = stackinfo_compat_ioctl,
 #endif
 };
 
 int stackinfo_procfs_init(void)
 {
-	stackinfo_pde = proc_create("stackinfo", 0444, NULL,
-				    &stackinfo_proc_ops);
+	stackinfo_pde =
+		proc_create("stackinfo", 0444, NULL, &stackinfo_proc_ops);
 	return stackinfo_pde ? 0 : -ENOMEM;
 }
 

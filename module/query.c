@@ -113,7 +113,7 @@ static int stackinfo_grab_mm(struct task_struct *task, bool want_sp,
 	mm = task->mm;
 	if (!mm) {
 		task_unlock(task);
-		return -ESRCH;	/* exited, or a zombie */
+		return -ESRCH; /* exited, or a zombie */
 	}
 	mmget(mm);
 	*have_sp = want_sp && !(task->flags & STACKINFO_PF_WORKER);
@@ -129,9 +129,10 @@ static int stackinfo_grab_mm(struct task_struct *task, bool want_sp,
  * exec_update_lock, as mm_access() does, so the decision and the mm it
  * was made for cannot be split by an exec of a setuid program.
  */
-static int stackinfo_target_mm(const struct file *file, struct task_struct *task,
-			       bool want_sp, struct mm_struct **mmp,
-			       unsigned long *sp, bool *have_sp)
+static int stackinfo_target_mm(const struct file *file,
+			       struct task_struct *task, bool want_sp,
+			       struct mm_struct **mmp, unsigned long *sp,
+			       bool *have_sp)
 {
 	bool other = !same_thread_group(task, current);
 	int err;
@@ -161,7 +162,7 @@ struct stackinfo_target {
 	struct task_struct *task;
 	struct mm_struct *mm;
 	unsigned long sp;
-	pid_t tid, tgid;	/* in the caller's pid namespace */
+	pid_t tid, tgid; /* in the caller's pid namespace */
 	bool have_sp;
 	bool self;
 };
@@ -176,7 +177,7 @@ static int stackinfo_target_get(const struct file *file, pid_t tid,
 	if (t->self) {
 		t->task = current;
 		if (current->flags & PF_KTHREAD)
-			return -ENOENT;	/* no user stack to report */
+			return -ENOENT; /* no user stack to report */
 		t->tid = task_pid_vnr(current);
 		t->tgid = task_tgid_vnr(current);
 		t->mm = current->mm;
@@ -246,13 +247,14 @@ int stackinfo_query(const struct file *file, struct stackinfo_query *q)
 	struct stackinfo_vma main_vma, sp_vma;
 	struct stackinfo_target t;
 	struct task_struct *task;
+	bool want_sp;
 	int err;
 
 	*q = in;
 	if (in.tid > PID_MAX_LIMIT)
 		return -ESRCH;
-	err = stackinfo_target_get(file, in.tid,
-				   !(in.query_flags & STACKINFO_QUERY_NO_SP), &t);
+	want_sp = !(in.query_flags & STACKINFO_QUERY_NO_SP);
+	err = stackinfo_target_get(file, in.tid, want_sp, &t);
 	if (err)
 		return err;
 	task = t.task;
@@ -346,7 +348,7 @@ int stackinfo_thread_tids(pid_t pid, pid_t *tids, u32 cap, u32 *nr)
 		put_task_struct(task);
 	*nr = n;
 	if (!n)
-		return -ESRCH;	/* the whole group has exited */
+		return -ESRCH; /* the whole group has exited */
 	return n > cap ? -E2BIG : 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(stackinfo_thread_tids);

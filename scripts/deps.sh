@@ -7,7 +7,7 @@
 #   debug  build the 6.12 debug kernel (KUnit, KASAN, lockdep) and parse KTAP
 #   bench  the benchmark's report and plot
 #   install  make install's test (pkg-config) and DKMS
-#   gates  static analysis of the module (sparse)
+#   gates  static analysis and formatting of the module (sparse, clang-format)
 #   all    every group (what `make deps` asks for)
 # Idempotent, and silent when everything is already installed.
 set -euo pipefail
@@ -20,7 +20,7 @@ declare -A group=(
 		xz-utils python3"
 	[bench]="gnuplot-nox python3"
 	[install]="pkgconf dkms"
-	[gates]="sparse"
+	[gates]="sparse clang-format"
 )
 
 want=()

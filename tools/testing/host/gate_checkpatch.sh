@@ -6,13 +6,7 @@
 # --ignore list); there are none.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
-cp=$top/build/checkpatch
-"$top/scripts/deps.sh" debug
-if [ ! -x "$cp/scripts/checkpatch.pl" ]; then
-	mkdir -p "$cp"
-	tar -xf /usr/src/linux-source-6.12.tar.xz -C "$cp" --strip-components=1 --wildcards \
-		'*/scripts/checkpatch.pl' '*/scripts/spelling.txt' '*/scripts/const_structs.checkpatch'
-fi
+cp=$("$top/scripts/kernel-tools.sh")
 ignore=
 [ -f "$top/tools/testing/checkpatch-exceptions" ] &&
 	ignore="--ignore $(grep -v '^#' "$top/tools/testing/checkpatch-exceptions" | cut -d' ' -f1 | paste -sd,)"
