@@ -15,7 +15,6 @@
 #include <linux/fs.h>
 #include <linux/minmax.h>
 #include <linux/proc_fs.h>
-#include <linux/resource.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>

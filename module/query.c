@@ -9,7 +9,6 @@
 #include <linux/mm.h>
 #include <linux/mmap_lock.h>
 #include <linux/pid.h>
-#include <linux/pid_namespace.h>
 #include <linux/ptrace.h>
 #include <linux/rcupdate.h>
 #include <linux/resource.h>
@@ -216,13 +215,18 @@ static void stackinfo_target_put(struct stackinfo_target *t)
 	put_task_struct(t->task);
 }
 
-static void stackinfo_put_vma(const struct stackinfo_vma *v, u64 *start,
-			      u64 *end, u64 *flags, u64 *prev_end)
+/* One VMA's out fields; the valid bits they earn. */
+static u64 stackinfo_put_vma(const struct stackinfo_vma *v, u64 *start,
+			     u64 *end, u64 *flags, u64 *prev_end, u64 vma_bit,
+			     u64 prev_bit)
 {
+	if (!v->found)
+		return 0;
 	*start = v->start;
 	*end = v->end;
 	*flags = v->flags;
 	*prev_end = v->prev_end;
+	return vma_bit | (v->has_prev ? prev_bit : 0);
 }
 
 static u64 stackinfo_rlim(unsigned long lim)
@@ -283,25 +287,19 @@ int stackinfo_query(const struct file *file, struct stackinfo_query *q)
 		q->thread_flags |= STACKINFO_THREAD_WORKER;
 	q->valid |= STACKINFO_VALID_THREAD | STACKINFO_VALID_START_STACK;
 
-	if (main_vma.found) {
-		stackinfo_put_vma(&main_vma, &q->main_vma_start,
-				  &q->main_vma_end, &q->main_vma_flags,
-				  &q->main_prev_end);
-		q->valid |= STACKINFO_VALID_MAIN_VMA;
-		if (main_vma.has_prev)
-			q->valid |= STACKINFO_VALID_MAIN_PREV;
-	}
+	q->valid |= stackinfo_put_vma(&main_vma, &q->main_vma_start,
+				      &q->main_vma_end, &q->main_vma_flags,
+				      &q->main_prev_end,
+				      STACKINFO_VALID_MAIN_VMA,
+				      STACKINFO_VALID_MAIN_PREV);
 	if (t.have_sp) {
 		q->sp = t.sp;
 		q->valid |= STACKINFO_VALID_SP;
-		if (sp_vma.found) {
-			stackinfo_put_vma(&sp_vma, &q->sp_vma_start,
-					  &q->sp_vma_end, &q->sp_vma_flags,
-					  &q->sp_prev_end);
-			q->valid |= STACKINFO_VALID_SP_VMA;
-		}
-		if (sp_vma.has_prev)
-			q->valid |= STACKINFO_VALID_SP_PREV;
+		q->valid |= stackinfo_put_vma(&sp_vma, &q->sp_vma_start,
+					      &q->sp_vma_end, &q->sp_vma_flags,
+					      &q->sp_prev_end,
+					      STACKINFO_VALID_SP_VMA,
+					      STACKINFO_VALID_SP_PREV);
 		if (sp_vma.has_guard) {
 			q->sp_guard_start = sp_vma.guard_start;
 			q->sp_guard_end = sp_vma.guard_end;

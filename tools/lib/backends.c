@@ -163,13 +163,18 @@ static int maps_line(const struct si_maps_line *line, void *ctx)
 
 /* ---- both fallbacks ---- */
 
-static void put_lookup(const struct si_lookup *l, __u64 *start, __u64 *end,
-		       __u64 *flags, __u64 *prev_end)
+/* One lookup's out fields; the valid bits they earn. */
+static uint64_t put_lookup(const struct si_lookup *l, __u64 *start, __u64 *end,
+			   __u64 *flags, __u64 *prev_end, uint64_t vma_bit,
+			   uint64_t prev_bit)
 {
+	if (!l->found)
+		return 0;
 	*start = l->start;
 	*end = l->end;
 	*flags = l->flags;
 	*prev_end = l->prev_end;
+	return vma_bit | (l->has_prev ? prev_bit : 0);
 }
 
 /*
@@ -267,23 +272,15 @@ int si_fallback_query(int backend, int self_maps_fd, pid_t tid,
 			  (is_self ? STACKINFO_THREAD_SELF : 0);
 	q->start_stack = main_l.addr;
 	q->valid = STACKINFO_VALID_THREAD | STACKINFO_VALID_START_STACK;
-	if (main_l.found) {
-		put_lookup(&main_l, &q->main_vma_start, &q->main_vma_end,
-			   &q->main_vma_flags, &q->main_prev_end);
-		q->valid |= STACKINFO_VALID_MAIN_VMA;
-		if (main_l.has_prev)
-			q->valid |= STACKINFO_VALID_MAIN_PREV;
-	}
+	q->valid |= put_lookup(&main_l, &q->main_vma_start, &q->main_vma_end,
+			       &q->main_vma_flags, &q->main_prev_end,
+			       STACKINFO_VALID_MAIN_VMA, STACKINFO_VALID_MAIN_PREV);
 	if (sp_l.want) {
 		q->sp = sp;
 		q->valid |= STACKINFO_VALID_SP;
-		if (sp_l.found) {
-			put_lookup(&sp_l, &q->sp_vma_start, &q->sp_vma_end,
-				   &q->sp_vma_flags, &q->sp_prev_end);
-			q->valid |= STACKINFO_VALID_SP_VMA;
-		}
-		if (sp_l.has_prev)
-			q->valid |= STACKINFO_VALID_SP_PREV;
+		q->valid |= put_lookup(&sp_l, &q->sp_vma_start, &q->sp_vma_end,
+				       &q->sp_vma_flags, &q->sp_prev_end,
+				       STACKINFO_VALID_SP_VMA, STACKINFO_VALID_SP_PREV);
 		if (sp_l.has_guard) {
 			q->sp_guard_start = sp_l.guard_start;
 			q->sp_guard_end = sp_l.guard_end;

@@ -58,6 +58,5 @@ int si_procmap_covering(int fd, uint64_t addr, bool or_next,
 /* lib.c: the chosen backend and its fds */
 int si_query(pid_t tid, uint64_t flags, struct stackinfo_query *q);
 int si_current_backend(void);
-int si_self_maps_fd(void);
 
 #endif /* LIBSTACKINFO_INTERNAL_H */
