@@ -53,6 +53,13 @@ static int consistent(const struct stackinfo_query *q)
 	return 1;
 }
 
+static volatile int victim_is_process;
+
+/*
+ * Ask about the victim over and over. Another process needs a proof,
+ * opened here each time: after its exec (a new mm) or as a zombie (none)
+ * the module refuses it, EACCES; once reaped it is gone, ESRCH.
+ */
 static void *query_victims(void *arg)
 {
 	long *bad = arg;
@@ -60,11 +67,17 @@ static void *query_victims(void *arg)
 	while (!stop) {
 		struct stackinfo_query q;
 		pid_t v = victim;
-		int err;
+		int err, proof = -1;
 
 		if (!v)
 			continue;
-		err = si_module_query(fd, v, 0, &q);
+		if (victim_is_process)
+			proof = proc_open(v, "mem");
+		err = si_module_query_proof(fd, v, 0, proof, &q);
+		if (proof >= 0)
+			close(proof);
+		if (victim_is_process && err == -EACCES)
+			err = -ESRCH;
 		if ((err && err != -ESRCH) ||
 		    (!err && (q.out_tid != (uint32_t)v || !consistent(&q)))) {
 			if ((*bad)++ < 3)
@@ -112,6 +125,7 @@ static void race_exec_and_zombies(void)
 	int n = 0;
 
 	stop = 0;
+	victim_is_process = 1;
 	pthread_create(&q, NULL, query_victims, &bad);
 	while (n < 300 && now() < end) {
 		pid_t pid = fork();
@@ -128,6 +142,7 @@ static void race_exec_and_zombies(void)
 	}
 	stop = 1;
 	pthread_join(q, NULL);
+	victim_is_process = 0;
 	CHECK(!bad, "exec/exit/zombies: %ld bad answers", bad);
 	fprintf(stderr, "exec/exit/zombies: %d processes queried\n", n);
 }
