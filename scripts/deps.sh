@@ -23,7 +23,7 @@ declare -A group=(
 	[bench]="gnuplot-nox python3"
 	[install]="pkgconf dkms"
 	[gates]="sparse clang-format"
-	[deb]="build-essential dpkg-dev debhelper dh-dkms fakeroot lintian dkms pkgconf"
+	[deb]="build-essential dpkg-dev debhelper dh-dkms fakeroot lintian dkms pkgconf xz-utils"
 )
 
 want=()
