@@ -31,7 +31,7 @@ if git -C "$top" rev-parse --git-dir >/dev/null 2>&1; then
 		while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
 		tar --null -T - -cf -) | tar -xf - -C "$src"
 else
-	(cd "$top" && tar --exclude=./build -cf - .) | tar -xf - -C "$src"
+	(cd "$top" && tar --exclude=./build --exclude=./.git -cf - .) | tar -xf - -C "$src"
 fi
 
 log=$out/build.log
