@@ -82,16 +82,15 @@ if ! apt_get install --no-install-recommends "${debs[@]}" >"$work/install.log" 2
 	echo "FAIL: apt-get install"
 	exit 1
 fi
+st=$(dkms status -m stackinfo -v "$upstream" 2>/dev/null)
 for k in debian-6.12 debian-6.1; do
 	kernel_find "$k" || { say "$k: kernel or headers not installed"; continue; }
+	grep -qF "$KVER, $(uname -m): installed" <<<"$st" || say "$k: dkms status: $st"
 	ko=$(ls /lib/modules/"$KVER"/updates/dkms/stackinfo.ko* 2>/dev/null | head -n 1)
 	[ -n "$ko" ] || { say "$k: no /lib/modules/$KVER/updates/dkms/stackinfo.ko*"; cat "$work/install.log"; continue; }
 	grep -q "updates/dkms/stackinfo.ko" "/lib/modules/$KVER/modules.dep" || say "$k: depmod does not know it"
 	[ "$k" = debian-6.12 ] && { ko612=$ko; kver612=$KVER; }
 done
-st=$(dkms status -m stackinfo -v "$upstream" 2>/dev/null)
-[ "$(grep -c ': installed' <<<"$st")" = 2 ] || say "dkms status: $st"
-
 lap "apt-get install (DKMS builds)"
 
 # a user's program, through pkg-config, against the installed -dev package
@@ -115,6 +114,7 @@ int main(void)
 PROG
 # (/lib is /usr/lib on a merged-/usr system; ld.so may name either)
 lib="(/usr)?/lib/$multiarch/libstackinfo.so.0"
+# shellcheck disable=SC2086
 if flags=$(pkg-config --cflags --libs libstackinfo) &&
 	cc -Wall -Werror -o "$work/prog" "$work/prog.c" $flags; then
 	out=$("$work/prog") || say "program failed: $out"
