@@ -8,6 +8,8 @@
 #   bench  the benchmark's report and plot
 #   install  make install's test (pkg-config) and DKMS
 #   gates  static analysis and formatting of the module (sparse, clang-format)
+#   deb    make deb (dpkg-buildpackage, debhelper, dh-dkms), lintian, and
+#          the packages' test (DKMS, pkg-config)
 #   all    every group (what `make deps` asks for)
 # Idempotent, and silent when everything is already installed.
 set -euo pipefail
@@ -21,6 +23,7 @@ declare -A group=(
 	[bench]="gnuplot-nox python3"
 	[install]="pkgconf dkms"
 	[gates]="sparse clang-format"
+	[deb]="build-essential dpkg-dev debhelper dh-dkms fakeroot lintian dkms pkgconf xz-utils"
 )
 
 want=()
