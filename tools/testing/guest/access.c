@@ -117,9 +117,9 @@ static void cell(int fd, const char *caller, const char *tname, pid_t t,
 	case T_KTHREAD:
 	case T_ZOMBIE:
 		want_plain = hide ? -ESRCH : -EACCES;
+		/* no proof names their mm (6.1 even opens their mem, with none) */
 		CHECK(plain == want_plain && proofed == want_plain,
 		      "%s -> %s: %d / %d, want %d", caller, tname, plain, proofed, want_plain);
-		CHECK(!strcmp(proof_kind, "none"), "%s -> %s: a proof opened", caller, tname);
 		break;
 	case T_FREE:
 		CHECK(plain == -ESRCH && proofed == -ESRCH, "%s -> %s: %d / %d", caller, tname,
