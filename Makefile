@@ -58,7 +58,7 @@ TESTUTIL := tools/testing/lib/testutil.c tools/testing/lib/testutil.h
 GUEST_SRCS := $(wildcard tools/testing/guest/*.c)
 GUEST_TESTS := $(patsubst tools/testing/guest/%.c,$(B)/guest/tests/%,$(GUEST_SRCS)) \
 	$(patsubst tools/testing/guest/%.sh,$(B)/guest/tests/%,$(wildcard tools/testing/guest/*.sh)) \
-	$(B)/guest/tests/lib_parity_san
+	$(B)/guest/tests/lib_parity_san $(B)/guest/tests/lib_initial_san
 HOST_SRCS := $(wildcard tools/testing/host/*.c)
 HOST_TESTS := $(patsubst tools/testing/host/%.c,$(B)/host/%,$(HOST_SRCS)) \
 	$(patsubst tools/testing/host/%.c,$(B)/host/%_san,$(filter tools/testing/host/lib_%,$(HOST_SRCS))) \

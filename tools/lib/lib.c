@@ -19,10 +19,21 @@
 
 extern void *__libc_stack_end;
 
+/* how far below __libc_stack_end start-up constructors run, at most */
+#define SI_INIT_WINDOW	(1ULL << 20)
+
 static pthread_mutex_t si_lock = PTHREAD_MUTEX_INITIALIZER;
 static int si_backend;		/* 0 until chosen; published with release */
 static int si_module_fd = -1;
 static int si_maps_fd = -1;
+/*
+ * glibc's initial thread: the one thread whose stack glibc takes from
+ * /proc/self/maps (its struct pthread has no stack block; every thread
+ * pthread_create() made has one, with the struct inside it). Fixed from
+ * exec to exit, and kept across fork(): a child forked by a worker thread
+ * is that worker, stack block and all, so it has no initial thread even
+ * though the kernel makes it the group leader. Published with release.
+ */
 static pthread_t si_main_thread;
 static bool si_main_known;
 
@@ -41,21 +52,51 @@ SI_EXPORT const char *stackinfo_backend_name(int backend)
 
 static void si_atfork_child(void)
 {
-	/* the only thread of the child is its main thread */
-	si_main_thread = pthread_self();
-	si_main_known = true;
+	/*
+	 * The initial thread stays what it was: the child of a fork from the
+	 * initial thread is it, the child of a fork from a worker is not.
+	 */
 	if (si_maps_fd >= 0) {
 		close(si_maps_fd);
 		si_maps_fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
 	}
 }
 
+/*
+ * Is the calling thread glibc's initial thread, judged from the stack it
+ * runs on, [lo, hi) holding __libc_stack_end? Only a group leader can be;
+ * it runs there, and its struct pthread (pthread_self()) is not there (the
+ * dynamic linker allocated it). A thread of pthread_create()'s that runs
+ * on that stack (a stack carved from it, given by pthread_attr_setstack())
+ * has its struct pthread there too. A thread running elsewhere (coroutine,
+ * sigaltstack) is not recognised: glibc answers for it.
+ */
+static bool si_self_initial(uint64_t lo, uint64_t hi)
+{
+	uint64_t sp = (uintptr_t)__builtin_frame_address(0);
+	uint64_t self = (uintptr_t)pthread_self();
+
+	return sp >= lo && sp < hi && !(self >= lo && self < hi) &&
+	       gettid() == getpid();
+}
+
+static void si_set_main(void)
+{
+	si_main_thread = pthread_self();
+	__atomic_store_n(&si_main_known, true, __ATOMIC_RELEASE);
+}
+
 __attribute__((constructor)) static void si_init(void)
 {
-	if (gettid() == getpid()) {
-		si_main_thread = pthread_self();
-		si_main_known = true;
-	}
+	uint64_t lse = (uintptr_t)__libc_stack_end;
+
+	/*
+	 * Loaded with the program (LD_PRELOAD, DT_NEEDED), constructors run
+	 * on the initial thread a few frames below __libc_stack_end. dlopen()
+	 * from elsewhere leaves it unknown until that thread asks (below).
+	 */
+	if (si_self_initial(lse > SI_INIT_WINDOW ? lse - SI_INIT_WINDOW : 0, lse + 1))
+		si_set_main();
 	pthread_atfork(NULL, NULL, si_atfork_child);
 }
 
@@ -205,20 +246,15 @@ static int si_main_stack_from(const struct stackinfo_query *q, uint64_t lse,
 	return 0;
 }
 
-static bool si_is_main(pthread_t th)
+/* The main stack as glibc computes it, and the VMA holding it. */
+static int si_main_stack(uint64_t *lo, uint64_t *size, uint64_t *vma_lo,
+			 uint64_t *vma_hi)
 {
-	if (si_main_known)
-		return pthread_equal(th, si_main_thread);
-	/* loaded by another thread: ask the kernel */
-	return pthread_equal(th, pthread_self()) && gettid() == getpid();
-}
-
-SI_EXPORT int stackinfo_main_stack(void **stackaddr, size_t *stacksize)
-{
-	uint64_t lse = (uintptr_t)__libc_stack_end, lo, size, s, e, f;
+	uint64_t lse = (uintptr_t)__libc_stack_end, s, e, f;
 	bool procmap = si_current_backend() == STACKINFO_BACKEND_PROCMAP_QUERY;
 	/* tid 0, the caller, is the module's cheapest question */
-	pid_t main_tid = si_is_main(pthread_self()) ? 0 : getpid();
+	pid_t main_tid = __atomic_load_n(&si_main_known, __ATOMIC_ACQUIRE) &&
+			 pthread_equal(pthread_self(), si_main_thread) ? 0 : getpid();
 	struct stackinfo_query q;
 	int err;
 
@@ -230,22 +266,53 @@ SI_EXPORT int stackinfo_main_stack(void **stackaddr, size_t *stacksize)
 	err = si_query(main_tid, STACKINFO_QUERY_NO_SP |
 		       (procmap ? SI_QUERY_NO_MAIN_PREV : 0), &q);
 	if (!err)
-		err = si_main_stack_from(&q, lse, &lo, &size);
+		err = si_main_stack_from(&q, lse, lo, size);
 	if (!err && procmap) {
-		err = si_procmap_covering(si_maps_fd, lo, true, &s, &e, &f);
+		err = si_procmap_covering(si_maps_fd, *lo, true, &s, &e, &f);
 		if (err == -ENOENT || (!err && s >= q.main_vma_start)) {
 			err = 0;
 		} else if (!err) {
 			err = si_query(main_tid, STACKINFO_QUERY_NO_SP, &q);
 			if (!err)
-				err = si_main_stack_from(&q, lse, &lo, &size);
+				err = si_main_stack_from(&q, lse, lo, size);
 		}
 	}
+	if (err)
+		return err;
+	*vma_lo = q.main_vma_start;
+	*vma_hi = q.main_vma_end;
+	return 0;
+}
+
+SI_EXPORT int stackinfo_main_stack(void **stackaddr, size_t *stacksize)
+{
+	uint64_t lo, size, vlo, vhi;
+	int err = si_main_stack(&lo, &size, &vlo, &vhi);
+
 	if (err)
 		return err;
 	*stackaddr = (void *)(uintptr_t)lo;
 	*stacksize = size;
 	return 0;
+}
+
+/*
+ * Is @th glibc's initial thread? Known from the constructor when the
+ * library came with the program; otherwise learnt when that thread asks
+ * about itself. Until then, every call goes to glibc.
+ */
+static bool si_is_main(pthread_t th)
+{
+	uint64_t lo, size, vlo, vhi;
+
+	if (__atomic_load_n(&si_main_known, __ATOMIC_ACQUIRE))
+		return pthread_equal(th, si_main_thread);
+	if (!pthread_equal(th, pthread_self()) || gettid() != getpid())
+		return false;
+	if (si_main_stack(&lo, &size, &vlo, &vhi) || !si_self_initial(vlo, vhi))
+		return false;
+	si_set_main();
+	return true;
 }
 
 typedef int (*si_getattr_fn)(pthread_t, pthread_attr_t *);
