@@ -64,7 +64,7 @@ HOST_TESTS := $(patsubst tools/testing/host/%.c,$(B)/host/%,$(HOST_SRCS)) \
 	$(patsubst tools/testing/host/%.c,$(B)/host/%_san,$(filter tools/testing/host/lib_%,$(HOST_SRCS))) \
 	$(patsubst tools/testing/host/%.sh,$(B)/host/%,$(wildcard tools/testing/host/*.sh))
 BINS := $(B)/bin/stackinfo $(B)/bin/stackinfo-demo $(B)/bin/getattr-print \
-	$(B)/bin/thread-sleeper $(B)/bin/stackinfo-bench
+	$(B)/bin/thread-sleeper $(B)/bin/stackinfo-bench $(B)/bin/startup-time
 GUEST_FILES := $(B)/guest/run-tests $(B)/guest/splat-patterns
 
 .PHONY: all module tools check demo bench deps clean help prune install uninstall \

@@ -36,6 +36,10 @@ static int si_maps_fd = -1;
  */
 static pthread_t si_main_thread;
 static bool si_main_known;
+/* the check of the initial thread's answer against glibc's: see below */
+enum { SI_PROBE_FIRST, SI_PROBE_CHECK, SI_PROBE_OURS, SI_PROBE_GLIBC };
+static int si_probe;
+static size_t si_probe_guard;
 
 static const char *const si_names[] = {
 	[STACKINFO_BACKEND_MODULE] = "module",
@@ -95,8 +99,12 @@ __attribute__((constructor)) static void si_init(void)
 	 * on the initial thread a few frames below __libc_stack_end. dlopen()
 	 * from elsewhere leaves it unknown until that thread asks (below).
 	 */
+	const char *check = secure_getenv("STACKINFO_CHECK");
+
 	if (si_self_initial(lse > SI_INIT_WINDOW ? lse - SI_INIT_WINDOW : 0, lse + 1))
 		si_set_main();
+	if (check && !strcmp(check, "first"))
+		si_probe = SI_PROBE_CHECK;
 	pthread_atfork(NULL, NULL, si_atfork_child);
 }
 
@@ -331,34 +339,37 @@ static si_getattr_fn si_glibc_getattr(void)
 }
 
 /*
- * The main thread's guard size as glibc reports it, learnt from glibc
- * once; and whether our stack matched glibc's then. A mismatch (a layout
- * this library does not understand) sends every later call to glibc.
+ * glibc's answer is the reference, asked lazily. The initial thread's
+ * first call goes to glibc unchanged: a program that asks once (most do,
+ * at start-up) pays what it paid without the library, not glibc's maps
+ * parse plus a query. The second call asks glibc too and checks the
+ * library's answer, computed just before and just after, against it (a
+ * layout that changed in between is no mismatch), learning glibc's guard
+ * size; if they agree the library answers that call and every later one
+ * alone. A mismatch (a layout this library does not understand) sends
+ * every later call to glibc. STACKINFO_CHECK=first checks at the first
+ * call instead (its cost is then a maps parse more than glibc's alone).
  */
-static int si_main_probe(size_t *guard)
+
+static int si_main_check(si_getattr_fn glibc, pthread_t th, pthread_attr_t *attr)
 {
-	static int state;	/* 0 unknown, 1 fast, -1 use glibc */
-	static size_t probed_guard;
-	int s = __atomic_load_n(&state, __ATOMIC_ACQUIRE);
-	si_getattr_fn glibc = si_glibc_getattr();
+	int before, ret, verdict = SI_PROBE_GLIBC, want = SI_PROBE_CHECK;
+	void *a, *ga;
+	size_t s, gs, guard;
 
-	if (!s && glibc && si_main_known) {
-		pthread_attr_t attr;
-		void *ga, *oa;
-		size_t gs, os;
-
-		s = -1;
-		if (!glibc(si_main_thread, &attr)) {
-			pthread_attr_getguardsize(&attr, &probed_guard);
-			pthread_attr_getstack(&attr, &ga, &gs);
-			pthread_attr_destroy(&attr);
-			if (!stackinfo_main_stack(&oa, &os) && oa == ga && os == gs)
-				s = 1;
-		}
-		__atomic_store_n(&state, s, __ATOMIC_RELEASE);
-	}
-	*guard = probed_guard;
-	return s;
+	before = stackinfo_main_stack(&a, &s);
+	ret = glibc(th, attr);
+	if (ret)
+		return ret;	/* glibc could not tell (no fd?): check next time */
+	pthread_attr_getstack(attr, &ga, &gs);
+	pthread_attr_getguardsize(attr, &guard);
+	if ((!before && a == ga && s == gs) ||
+	    (!stackinfo_main_stack(&a, &s) && a == ga && s == gs))
+		verdict = SI_PROBE_OURS;
+	si_probe_guard = guard;
+	__atomic_compare_exchange_n(&si_probe, &want, verdict, false,
+				    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+	return 0;
 }
 
 /* glibc's other main-thread attributes, through the public API. */
@@ -399,24 +410,52 @@ static int si_fill_attr(pthread_t th, pthread_attr_t *attr, void *addr,
 	return ret;
 }
 
-SI_EXPORT int stackinfo_pthread_getattr_np(pthread_t thread, pthread_attr_t *attr)
+int si_pthread_getattr_np(pthread_t thread, pthread_attr_t *attr,
+			  enum si_answer *how)
 {
 	si_getattr_fn glibc = si_glibc_getattr();
-	size_t guard, size;
+	int probe, first = SI_PROBE_FIRST, ret;
+	size_t size;
 	void *addr;
-	int ret;
 
-	if (!si_is_main(thread) || si_main_probe(&guard) != 1 ||
-	    stackinfo_main_stack(&addr, &size) || size < (size_t)PTHREAD_STACK_MIN)
-		return glibc ? glibc(thread, attr) : ENOSYS;
+	*how = SI_ANSWER_OTHER;
+	if (!glibc)
+		return ENOSYS;
+	if (!si_is_main(thread))
+		return glibc(thread, attr);
+	*how = SI_ANSWER_MAIN_GLIBC;
+	probe = __atomic_load_n(&si_probe, __ATOMIC_ACQUIRE);
+	if (probe == SI_PROBE_FIRST &&
+	    __atomic_compare_exchange_n(&si_probe, &first, SI_PROBE_CHECK, false,
+					__ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		return glibc(thread, attr);
+	if (probe == SI_PROBE_FIRST || probe == SI_PROBE_CHECK) {
+		ret = si_main_check(glibc, thread, attr);
+		if (ret || __atomic_load_n(&si_probe, __ATOMIC_ACQUIRE) != SI_PROBE_OURS)
+			return ret;
+		/* checked: the library answers from this call on */
+		pthread_attr_destroy(attr);
+	} else if (probe != SI_PROBE_OURS) {
+		return glibc(thread, attr);
+	}
+	if (stackinfo_main_stack(&addr, &size) || size < (size_t)PTHREAD_STACK_MIN)
+		return glibc(thread, attr);
 	ret = pthread_attr_init(attr);
 	if (ret)
 		return ret;
-	ret = si_fill_attr(thread, attr, addr, size, guard);
+	ret = si_fill_attr(thread, attr, addr, size, si_probe_guard);
 	if (ret) {
 		/* whatever glibc would say, then */
 		pthread_attr_destroy(attr);
-		return glibc ? glibc(thread, attr) : ret;
+		return glibc(thread, attr);
 	}
+	*how = SI_ANSWER_MAIN_LIBRARY;
 	return 0;
+}
+
+SI_EXPORT int stackinfo_pthread_getattr_np(pthread_t thread, pthread_attr_t *attr)
+{
+	enum si_answer how;
+
+	return si_pthread_getattr_np(thread, attr, &how);
 }
