@@ -35,7 +35,7 @@ echo "kernel $(uname -r), /proc/stackinfo $([ -e /proc/stackinfo ] && echo prese
 
 # sum FIELD: the stats lines' FIELD summed (a program may be several processes)
 sum() {
-	sed -n "s/.* main [0-9]* (library \([0-9]*\), glibc \([0-9]*\)) other \([0-9]*\)$/\1 \2 \3/p" "$stats" |
+	sed -n "s/.* main [0-9]* (library \([0-9]*\), glibc \([0-9]*\)) other \([0-9]*\)$/\1 \2 \3/p" "$stats" 2>/dev/null |
 		awk -v f="$1" '{ s += $f } END { print s + 0 }'
 }
 
