@@ -93,14 +93,13 @@ static void si_set_main(void)
 __attribute__((constructor)) static void si_init(void)
 {
 	uint64_t lse = (uintptr_t)__libc_stack_end;
+	const char *check = secure_getenv("STACKINFO_CHECK");
 
 	/*
 	 * Loaded with the program (LD_PRELOAD, DT_NEEDED), constructors run
 	 * on the initial thread a few frames below __libc_stack_end. dlopen()
 	 * from elsewhere leaves it unknown until that thread asks (below).
 	 */
-	const char *check = secure_getenv("STACKINFO_CHECK");
-
 	if (si_self_initial(lse > SI_INIT_WINDOW ? lse - SI_INIT_WINDOW : 0, lse + 1))
 		si_set_main();
 	if (check && !strcmp(check, "first"))
@@ -366,7 +365,8 @@ static int si_main_check(si_getattr_fn glibc, pthread_t th, pthread_attr_t *attr
 	if ((!before && a == ga && s == gs) ||
 	    (!stackinfo_main_stack(&a, &s) && a == ga && s == gs))
 		verdict = SI_PROBE_OURS;
-	si_probe_guard = guard;
+	/* racing checkers store the same value */
+	__atomic_store_n(&si_probe_guard, guard, __ATOMIC_RELAXED);
 	__atomic_compare_exchange_n(&si_probe, &want, verdict, false,
 				    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
 	return 0;
@@ -443,7 +443,8 @@ int si_pthread_getattr_np(pthread_t thread, pthread_attr_t *attr,
 	ret = pthread_attr_init(attr);
 	if (ret)
 		return ret;
-	ret = si_fill_attr(thread, attr, addr, size, si_probe_guard);
+	ret = si_fill_attr(thread, attr, addr, size,
+			   __atomic_load_n(&si_probe_guard, __ATOMIC_RELAXED));
 	if (ret) {
 		/* whatever glibc would say, then */
 		pthread_attr_destroy(attr);
