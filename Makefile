@@ -17,6 +17,8 @@
 #                   make uninstall undoes it
 #   make dkms-install  register the module's source with DKMS and build and
 #                   install it for KVER (default: KDIR's kernel)
+#   make deb        Debian packages (stackinfo-dkms, libstackinfo0,
+#                   libstackinfo-dev, stackinfo) under build/deb/
 #   make tools      userspace only (build/)
 #   make clean
 
@@ -68,7 +70,7 @@ BINS := $(B)/bin/stackinfo $(B)/bin/stackinfo-demo $(B)/bin/getattr-print \
 GUEST_FILES := $(B)/guest/run-tests $(B)/guest/splat-patterns
 
 .PHONY: all module tools check demo bench deps clean help prune install uninstall \
-	dkms-install dkms-uninstall
+	dkms-install dkms-uninstall install-tools deb
 
 PREFIX ?= /usr/local
 DESTDIR ?=
@@ -89,7 +91,7 @@ INSTALLED := $(MODDIR)/stackinfo.ko $(LIBDIR)/libstackinfo.so.$(LIB_VERSION) \
 all: module tools
 
 help:
-	@sed -n '3,21p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,23p' Makefile | sed 's/^# \{0,1\}//'
 
 module:
 	@if [ -z "$(KDIR)" ]; then \
@@ -214,9 +216,13 @@ demo:
 	$(MAKE) tools
 	tools/testing/vm-run -- stackinfo-demo 5000
 
-install: module $(LIBS) $(B)/bin/stackinfo
+install: module install-tools
 	install -D -m 644 stackinfo.ko $(DESTDIR)$(MODDIR)/stackinfo.ko
 	[ -n "$(DESTDIR)" ] || depmod -a $(KVER)
+
+# everything but the module: what the Debian packages take (the module
+# goes through DKMS there)
+install-tools: $(LIBS) $(B)/bin/stackinfo
 	install -D -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/libstackinfo.so.$(LIB_VERSION)
 	ln -sf libstackinfo.so.$(LIB_VERSION) $(DESTDIR)$(LIBDIR)/$(LIB_SONAME)
 	ln -sf $(LIB_SONAME) $(DESTDIR)$(LIBDIR)/libstackinfo.so
@@ -251,6 +257,9 @@ dkms-install:
 dkms-uninstall:
 	-dkms remove -m stackinfo -v $(LIB_VERSION) --all
 	rm -rf $(DKMS_SRC)
+
+deb:
+	scripts/build-deb.sh $(B)/deb
 
 clean:
 	rm -rf $(B)

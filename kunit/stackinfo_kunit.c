@@ -1,21 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit suite for stackinfo: the query core on real mms made with
- * kunit_vm_mmap(), the ioctl's ABI checks on real user memory, the exact
- * text of /proc/stackinfo, the guard-gap command-line reader and the
- * access policy's decisions. It reaches the module through
- * EXPORT_SYMBOL_IF_KUNIT; each case runs in its own kthread, whose mm the
- * first kunit_vm_mmap() creates.
+ * KUnit suite for stackinfo: the query core on real mms, the ioctl's ABI
+ * checks on real user memory, the exact text of /proc/stackinfo, the
+ * guard-gap command-line reader and the access policy's decisions. It
+ * reaches the module through EXPORT_SYMBOL_IF_KUNIT; each case runs in its
+ * own kthread, whose mm the first map_at() gives it: kunit_vm_mmap()'s
+ * fresh mm where the kernel has it (6.10+), else the mm of a user process
+ * the case starts for itself (6.1).
+ *
+ * Cases that query another process do it as the module's root shortcut
+ * allows (allow_cap_sys_ptrace, which every case starts with on: the
+ * kthread is root); the access cases turn it off and test the policy
+ * itself. Nothing else runs in the guest while the suite does.
  */
 #include <kunit/test.h>
+#include <kunit/resource.h>
 #include <linux/cred.h>
+#include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/mman.h>
 #include <linux/mmap_lock.h>
 #include <linux/pid.h>
 #include <linux/refcount.h>
-#include <linux/sched/coredump.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/task.h>
 #include <linux/seq_file.h>
@@ -23,21 +31,106 @@
 #include <linux/string.h>
 #include <linux/threads.h>
 #include <linux/uaccess.h>
+#include <linux/umh.h>
 
+#include "../module/compat.h"
 #include "../module/stackinfo.h"
 
-MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+STACKINFO_IMPORT_NS_KUNIT();
 
 /* Where the cases lay out their VMAs: far from anything the mm starts with. */
 #define BASE BIT(32)
 #define SZ PAGE_SIZE
 #define MAP_TEST (MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE)
 
+#ifdef STACKINFO_HAVE_KUNIT_VM_MMAP
+static unsigned long case_vm_mmap(struct kunit *test, unsigned long addr,
+				  unsigned long len, unsigned long prot,
+				  unsigned long flags)
+{
+	return kunit_vm_mmap(test, NULL, addr, len, prot, flags, 0);
+}
+#else
+/*
+ * No kunit_vm_mmap() and no exported mm_alloc(): the case borrows the mm
+ * of a process of its own, /bin/busybox sleeping, started with the
+ * usermode helper, and uses it as kunit_vm_mmap() uses a fresh one (its
+ * reference is dropped when the kthread exits). The process is killed when
+ * the case ends. Its mappings sit far below BASE and at the top of the
+ * address space, out of the cases' way.
+ */
+struct case_proc {
+	struct task_struct *task;
+};
+
+static void case_proc_free(struct kunit_resource *res)
+{
+	struct case_proc *p = res->data;
+
+	if (p && p->task) {
+		send_sig(SIGKILL, p->task, 1);
+		put_task_struct(p->task);
+	}
+	kfree(p);
+	res->data = NULL;
+}
+
+static int case_proc_started(struct subprocess_info *info, struct cred *new)
+{
+	struct case_proc *p = info->data;
+
+	p->task = get_task_struct(current);
+	return 0;
+}
+
+static int case_proc_init(struct kunit_resource *res, void *context)
+{
+	char busybox[] = "/bin/busybox", sleep[] = "sleep", secs[] = "3600";
+	char path[] = "PATH=/bin";
+	struct case_proc *p = kzalloc(sizeof(*p), GFP_KERNEL);
+	char *argv[4], *envp[2];
+	struct subprocess_info *info;
+	struct mm_struct *mm;
+	int err;
+
+	if (!p)
+		return -ENOMEM;
+	res->data = p;
+	argv[0] = busybox;
+	argv[1] = sleep;
+	argv[2] = secs;
+	argv[3] = NULL;
+	envp[0] = path;
+	envp[1] = NULL;
+	info = call_usermodehelper_setup(argv[0], argv, envp, GFP_KERNEL,
+					 case_proc_started, NULL, p);
+	err = info ? call_usermodehelper_exec(info, UMH_WAIT_EXEC) : -ENOMEM;
+	mm = !err && p->task ? get_task_mm(p->task) : NULL;
+	if (!mm) {
+		/* KUnit frees nothing of a resource whose init failed */
+		case_proc_free(res);
+		return err ? err : -ESRCH;
+	}
+	kthread_use_mm(mm);
+	return 0;
+}
+
+static unsigned long case_vm_mmap(struct kunit *test, unsigned long addr,
+				  unsigned long len, unsigned long prot,
+				  unsigned long flags)
+{
+	if (!current->mm &&
+	    !kunit_alloc_resource(test, case_proc_init, case_proc_free,
+				  GFP_KERNEL, NULL))
+		return 0;
+	return vm_mmap(NULL, addr, len, prot, flags, 0);
+}
+#endif
+
 static void map_at(struct kunit *test, unsigned long addr, unsigned long len,
 		   unsigned long prot, unsigned long flags)
 {
-	unsigned long got =
-		kunit_vm_mmap(test, NULL, addr, len, prot, flags, 0);
+	unsigned long got = case_vm_mmap(test, addr, len, prot, flags);
 
 	KUNIT_ASSERT_EQ_MSG(test, got, addr, "vm_mmap at %#lx", addr);
 }
@@ -134,6 +227,65 @@ static void vma_at_gap(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, v.has_guard);
 }
 
+/*
+ * The last byte of a gap belongs to no VMA, whatever starts one byte
+ * above it: 6.1's vma_find(addr + 1) returned that VMA.
+ */
+static void vma_at_gap_last_byte(struct kunit *test)
+{
+	struct stackinfo_vma v;
+
+	map_at(test, BASE, SZ, PROT_READ, MAP_TEST);
+	map_at(test, BASE + 16 * SZ, SZ, PROT_READ | PROT_WRITE, MAP_TEST);
+	KUNIT_EXPECT_EQ(test, vma_at(test, BASE + 16 * SZ - 1, &v), -ENOENT);
+	KUNIT_EXPECT_FALSE(test, v.found);
+	/* and the first byte of the gap, just above the lower VMA */
+	KUNIT_EXPECT_EQ(test, vma_at(test, BASE + SZ, &v), -ENOENT);
+	/* the VMA above starts where it says */
+	KUNIT_ASSERT_EQ(test, vma_at(test, BASE + 16 * SZ, &v), 0);
+	KUNIT_EXPECT_EQ(test, v.start, BASE + 16 * SZ);
+	KUNIT_EXPECT_EQ(test, v.prev_end, BASE + SZ);
+}
+
+/* Adjacent VMAs: the last byte of one and the first of the next. */
+static void vma_at_adjacent_edges(struct kunit *test)
+{
+	struct stackinfo_vma v;
+
+	map_at(test, BASE, 2 * SZ, PROT_READ, MAP_TEST);
+	map_at(test, BASE + 2 * SZ, 2 * SZ, PROT_READ | PROT_WRITE, MAP_TEST);
+	KUNIT_ASSERT_EQ(test, vma_at(test, BASE + 2 * SZ - 1, &v), 0);
+	KUNIT_EXPECT_EQ(test, v.start, BASE);
+	KUNIT_EXPECT_EQ(test, v.end, BASE + 2 * SZ);
+	KUNIT_ASSERT_EQ(test, vma_at(test, BASE + 2 * SZ, &v), 0);
+	KUNIT_EXPECT_EQ(test, v.start, BASE + 2 * SZ);
+	KUNIT_EXPECT_EQ(test, v.prev_end, BASE + 2 * SZ);
+	KUNIT_EXPECT_FALSE(test, v.has_guard);
+}
+
+/* Addresses no user SP should have: 0, the kernel's, non-canonical ones. */
+static void vma_at_impossible_addresses(struct kunit *test)
+{
+	static const unsigned long addrs[] = {
+		0,
+		1,
+		PAGE_SIZE - 1,
+		0x0000800000000000UL,
+		0x00ff000000000000UL,
+		0xffff800000000000UL,
+		ULONG_MAX - 7,
+	};
+	struct stackinfo_vma v;
+	unsigned int i;
+
+	map_at(test, BASE, SZ, PROT_READ, MAP_TEST);
+	for (i = 0; i < ARRAY_SIZE(addrs); i++) {
+		KUNIT_EXPECT_EQ_MSG(test, vma_at(test, addrs[i], &v), -ENOENT,
+				    "addr %#lx", addrs[i]);
+		KUNIT_EXPECT_FALSE(test, v.found);
+	}
+}
+
 static void vma_at_beyond_task_size(struct kunit *test)
 {
 	struct stackinfo_vma v;
@@ -183,13 +335,15 @@ static void vma_at_prev_distance(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, v.has_guard);
 }
 
+/* Below everything any mm starts with (a static busybox sits at 4 MiB). */
+#define LOW 0x100000UL
+
 static void vma_at_no_prev(struct kunit *test)
 {
 	struct stackinfo_vma v;
 
-	/* the kthread's fresh mm holds only what this case maps */
-	map_at(test, BASE, SZ, PROT_READ, MAP_TEST);
-	KUNIT_ASSERT_EQ(test, vma_at(test, BASE, &v), 0);
+	map_at(test, LOW, SZ, PROT_READ, MAP_TEST);
+	KUNIT_ASSERT_EQ(test, vma_at(test, LOW, &v), 0);
 	KUNIT_EXPECT_FALSE(test, v.has_prev);
 	KUNIT_EXPECT_EQ(test, v.prev_end, 0UL);
 }
@@ -270,9 +424,12 @@ static void vma_at_thousands(struct kunit *test)
 				0);
 		KUNIT_EXPECT_EQ(test, v.start, BASE + page * SZ);
 		KUNIT_EXPECT_EQ(test, v.end, BASE + (page + 1) * SZ);
-		KUNIT_EXPECT_EQ(test, v.has_prev, page > 0);
+		/* below the first: whatever the mm started with, under BASE */
 		if (page)
 			KUNIT_EXPECT_EQ(test, v.prev_end, BASE + page * SZ);
+		else
+			KUNIT_EXPECT_TRUE(test,
+					  !v.has_prev || v.prev_end <= BASE);
 	}
 	KUNIT_EXPECT_EQ(test, vma_at(test, BASE + MANY_VMAS * SZ, &v), -ENOENT);
 }
@@ -425,6 +582,44 @@ static void abi_reserved_nonzero(struct kunit *test)
 	expect_ioctl_fails(test, u, -EINVAL);
 }
 
+static void abi_reserved1_nonzero(struct kunit *test)
+{
+	void __user *u = ubuf_query(test, STACKINFO_QUERY_SIZE_VER1);
+	u32 reserved = 1;
+
+	size_t at = offsetof(struct stackinfo_query, reserved1);
+
+	KUNIT_ASSERT_EQ(test, copy_to_user(u + at, &reserved, sizeof(reserved)),
+			0UL);
+	expect_ioctl_fails(test, u, -EINVAL);
+}
+
+/* A proof fd needs a struct that has the field. */
+static void abi_proof_flag_needs_ver1(struct kunit *test)
+{
+	void __user *u = ubuf_query(test, STACKINFO_QUERY_SIZE_VER0);
+	u64 flags = STACKINFO_QUERY_PROOF_FD;
+
+	size_t at = offsetof(struct stackinfo_query, query_flags);
+
+	KUNIT_ASSERT_EQ(test, copy_to_user(u + at, &flags, sizeof(flags)), 0UL);
+	expect_ioctl_fails(test, u, -EINVAL);
+}
+
+static void abi_proof_fd_not_open(struct kunit *test)
+{
+	void __user *u = ubuf_query(test, STACKINFO_QUERY_SIZE_VER1);
+	size_t flags_at = offsetof(struct stackinfo_query, query_flags);
+	size_t fd_at = offsetof(struct stackinfo_query, proof_fd);
+	u64 flags = STACKINFO_QUERY_PROOF_FD;
+	s32 fd = -1;
+
+	KUNIT_ASSERT_EQ(test, copy_to_user(u + flags_at, &flags, sizeof(flags)),
+			0UL);
+	KUNIT_ASSERT_EQ(test, copy_to_user(u + fd_at, &fd, sizeof(fd)), 0UL);
+	expect_ioctl_fails(test, u, -EBADF);
+}
+
 static void abi_copy_back_length(struct kunit *test)
 {
 	void __user *u = ubuf_query(test, STACKINFO_QUERY_SIZE_VER0);
@@ -494,9 +689,19 @@ static void threads_too_short(struct kunit *test)
 		ubuf_threads(test, 0, STACKINFO_QUERY_SIZE_VER0);
 	struct stackinfo_threads a;
 
-	KUNIT_EXPECT_EQ(test, stackinfo_ioctl_threads(NULL, u), -E2BIG);
+	KUNIT_EXPECT_EQ(test, stackinfo_ioctl_threads(NULL, u), -ERANGE);
 	ubuf_read(test, u, &a, sizeof(a));
 	KUNIT_EXPECT_EQ(test, a.count, 1U);
+}
+
+/* Refused before anything about the process, its size included, is told. */
+static void threads_refused_tells_nothing(struct kunit *test)
+{
+	struct stackinfo_threads __user *u =
+		ubuf_threads(test, 0, STACKINFO_QUERY_SIZE_VER0);
+
+	stackinfo_allow_cap_sys_ptrace = false;
+	expect_fails(test, u, -EACCES, ioctl_threads);
 }
 
 static void threads_bad_entry_size(struct kunit *test)
@@ -513,13 +718,21 @@ static void threads_bad_entry_size_large(struct kunit *test)
 
 /* ---- stackinfo_query(): tids and what comes back ---- */
 
+/* A query as the ioctl makes it, for this kthread through no fd. */
 static int query_tid(u32 tid, u64 flags, struct stackinfo_query *q)
 {
+	struct stackinfo_caller c;
+	int err;
+
 	memset(q, 0, sizeof(*q));
 	q->size = sizeof(*q);
 	q->tid = tid;
 	q->query_flags = flags;
-	return stackinfo_query(NULL, q);
+	err = stackinfo_caller_get(&c, NULL, false, 0);
+	if (!err)
+		err = stackinfo_query(&c, q);
+	stackinfo_caller_put(&c);
+	return err;
 }
 
 static void query_init(struct kunit *test)
@@ -570,18 +783,23 @@ static void query_kernel_thread(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, query_tid(2, 0, &q), -ENOENT); /* kthreadd */
 	/* tid 0 is the caller: this case runs in a kthread */
 	KUNIT_EXPECT_EQ(test, query_tid(0, 0, &q), -ENOENT);
+	/* to a caller the policy refuses, a kernel thread is any process */
+	stackinfo_allow_cap_sys_ptrace = false;
+	KUNIT_EXPECT_EQ(test, query_tid(2, 0, &q), -EACCES);
 }
 
 /* Every path drops what it took: task and mm references stay balanced. */
 static void query_balances_references(struct kunit *test)
 {
-	struct task_struct *init = get_pid_task(find_get_pid(1), PIDTYPE_PID);
+	struct pid *pid = find_get_pid(1);
+	struct task_struct *init = get_pid_task(pid, PIDTYPE_PID);
 	unsigned int task_refs, mm_users, mm_count, i;
 	struct stackinfo_query q;
 	struct mm_struct *mm;
 	struct cred *dropped;
 	const struct cred *saved;
 
+	put_pid(pid);
 	KUNIT_ASSERT_NOT_NULL(test, init);
 	mm = get_task_mm(init);
 	if (!mm)
@@ -615,12 +833,16 @@ static void query_clears_out_fields(struct kunit *test)
 {
 	struct stackinfo_query q;
 
+	struct stackinfo_caller c;
+
 	memset(&q, 0xa5, sizeof(q));
 	q.size = sizeof(q);
 	q.query_flags = 0;
 	q.tid = 2;
 	q.reserved = 0;
-	KUNIT_ASSERT_EQ(test, stackinfo_query(NULL, &q), -ENOENT);
+	KUNIT_ASSERT_EQ(test, stackinfo_caller_get(&c, NULL, false, 0), 0);
+	KUNIT_EXPECT_EQ(test, stackinfo_query(&c, &q), -ENOENT);
+	stackinfo_caller_put(&c);
 	KUNIT_EXPECT_EQ(test, q.size, (u64)sizeof(q));
 	KUNIT_EXPECT_EQ(test, q.tid, 2U);
 	KUNIT_EXPECT_EQ(test, q.valid, 0ULL);
@@ -772,6 +994,16 @@ static const struct gap_case gap_cases[] = {
 	{ "stack_guard_gap=8 -- stack_guard_gap=16", 8 },
 	{ "xstack_guard_gap=8", 256 },
 	{ "quiet\tstack_guard_gap=64", 64 },
+	{ "stack-guard-gap=32", 32 },
+	{ "stack_guard-gap=24", 24 },
+	{ "stack_guard_gap=\"48\"", 48 },
+	{ "\"stack_guard_gap=40\" quiet", 40 },
+	{ "stack_guard_gap", 256 },
+	{ "stack_guard_gap=+5", 256 },
+	{ "  stack_guard_gap=2  ", 2 },
+	{ "stack_guard_gap=18446744073709551617",
+	  1 }, /* wraps, as the kernel's */
+	{ "init=/bin/sh -- stack_guard_gap=3", 256 },
 };
 
 static void gap_desc(const struct gap_case *c, char *desc)
@@ -797,20 +1029,26 @@ static void guard_gap_cmdline(struct kunit *test)
 struct access_ctx {
 	struct task_struct *init;
 	struct mm_struct *init_mm;
+	struct stackinfo_caller c;
 	const struct cred *saved;
 	struct cred *dropped;
 };
 
+/* init (pid 1) as the target, a caller through no fd, no shortcut. */
 static void access_setup(struct kunit *test, struct access_ctx *a)
 {
-	a->init = get_pid_task(find_get_pid(1), PIDTYPE_PID);
+	struct pid *pid = find_get_pid(1);
+
+	memset(a, 0, sizeof(*a));
+	stackinfo_allow_cap_sys_ptrace = false;
+	a->init = get_pid_task(pid, PIDTYPE_PID);
+	put_pid(pid);
 	KUNIT_ASSERT_NOT_NULL(test, a->init);
 	a->init_mm = get_task_mm(a->init);
 	if (!a->init_mm)
 		put_task_struct(a->init);
 	KUNIT_ASSERT_NOT_NULL(test, a->init_mm);
-	a->saved = NULL;
-	a->dropped = NULL;
+	KUNIT_ASSERT_EQ(test, stackinfo_caller_get(&a->c, NULL, false, 0), 0);
 }
 
 static void access_teardown(struct access_ctx *a)
@@ -819,6 +1057,7 @@ static void access_teardown(struct access_ctx *a)
 		revert_creds(a->saved);
 		put_cred(a->dropped);
 	}
+	stackinfo_caller_put(&a->c);
 	mmput(a->init_mm);
 	put_task_struct(a->init);
 }
@@ -832,82 +1071,65 @@ static void drop_ptrace_cap(struct kunit *test, struct access_ctx *a)
 	a->saved = override_creds(a->dropped);
 }
 
+/* @path (a /proc/1/ file) as @a's proof: what stackinfo_caller_get() does. */
+static int set_proof(struct kunit *test, struct access_ctx *a, const char *path)
+{
+	struct file *f = filp_open(path, O_RDONLY, 0);
+
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(f), "open %s: %ld", path,
+			       PTR_ERR(f));
+	return stackinfo_caller_set_proof(&a->c, f);
+}
+
 static void access_self(struct kunit *test)
 {
-	KUNIT_EXPECT_EQ(test, stackinfo_may_access(NULL, current, current->mm),
-			0);
-}
-
-static void access_self_without_cap(struct kunit *test)
-{
 	struct access_ctx a;
 
 	access_setup(test, &a);
 	drop_ptrace_cap(test, &a);
-	KUNIT_EXPECT_EQ(test, stackinfo_may_access(NULL, current, current->mm),
-			0);
+	KUNIT_EXPECT_EQ(test, stackinfo_grant(&a.c, current, current->mm),
+			STACKINFO_GRANT_ALL);
 	access_teardown(&a);
 }
 
-static void access_other_with_cap(struct kunit *test)
+/* CAP_SYS_PTRACE alone grants nothing: LSMs and Yama were not asked. */
+static void access_other_capable_refused(struct kunit *test)
 {
 	struct access_ctx a;
 
 	access_setup(test, &a);
-	KUNIT_EXPECT_EQ(test, stackinfo_may_access(NULL, a.init, a.init_mm), 0);
+	KUNIT_EXPECT_TRUE(test, capable(CAP_SYS_PTRACE));
+	KUNIT_EXPECT_EQ(test, stackinfo_grant(&a.c, a.init, a.init_mm),
+			STACKINFO_GRANT_NONE);
+	KUNIT_EXPECT_EQ(test, stackinfo_refusal(&a.c), -EACCES);
+	a.c.hide = true;
+	KUNIT_EXPECT_EQ(test, stackinfo_refusal(&a.c), -ESRCH);
 	access_teardown(&a);
 }
 
-static void access_other_without_cap(struct kunit *test)
+static void access_cap_param(struct kunit *test)
 {
 	struct access_ctx a;
 
 	access_setup(test, &a);
+	stackinfo_allow_cap_sys_ptrace = true;
+	KUNIT_EXPECT_EQ(test, stackinfo_grant(&a.c, a.init, a.init_mm),
+			STACKINFO_GRANT_ALL);
 	drop_ptrace_cap(test, &a);
-	KUNIT_EXPECT_EQ(test, stackinfo_may_access(NULL, a.init, a.init_mm),
-			-EACCES);
+	KUNIT_EXPECT_EQ(test, stackinfo_grant(&a.c, a.init, a.init_mm),
+			STACKINFO_GRANT_NONE);
 	access_teardown(&a);
 }
 
-/* A non-dumpable mm: this case's own, marked SUID_DUMP_DISABLE. */
-static struct mm_struct *nondumpable_mm(struct kunit *test)
+/* With the shortcut, whoever opened the fd must have had the capability. */
+static void access_cap_param_fd_opener(struct kunit *test)
 {
-	struct mm_struct *mm;
-
-	map_at(test, BASE, SZ, PROT_READ, MAP_TEST);
-	mm = current->mm;
-	set_mask_bits(&mm->flags, MMF_DUMPABLE_MASK, SUID_DUMP_DISABLE);
-	KUNIT_ASSERT_EQ(test, get_dumpable(mm), SUID_DUMP_DISABLE);
-	return mm;
-}
-
-static void access_nondumpable_with_cap(struct kunit *test)
-{
-	struct mm_struct *mm = nondumpable_mm(test);
-	struct access_ctx a;
-
-	access_setup(test, &a);
-	KUNIT_EXPECT_EQ(test, stackinfo_may_access(NULL, a.init, mm), 0);
-	access_teardown(&a);
-}
-
-static void access_nondumpable_without_cap(struct kunit *test)
-{
-	struct mm_struct *mm = nondumpable_mm(test);
-	struct access_ctx a;
-
-	access_setup(test, &a);
-	drop_ptrace_cap(test, &a);
-	KUNIT_EXPECT_EQ(test, stackinfo_may_access(NULL, a.init, mm), -EACCES);
-	access_teardown(&a);
-}
-
-static void access_fd_opener(struct kunit *test)
-{
-	struct access_ctx a;
 	struct file *with, *without;
+	struct access_ctx a;
+	struct stackinfo_caller cw, cwo;
 
 	access_setup(test, &a);
+	stackinfo_allow_cap_sys_ptrace = true;
 	with = filp_open("/proc/stackinfo", O_RDONLY, 0);
 	drop_ptrace_cap(test, &a);
 	without = filp_open("/proc/stackinfo", O_RDONLY, 0);
@@ -924,12 +1146,112 @@ static void access_fd_opener(struct kunit *test)
 		return;
 	}
 	/* the caller has the capability again; the opener decides */
-	KUNIT_EXPECT_EQ(test, stackinfo_may_access(with, a.init, a.init_mm), 0);
-	KUNIT_EXPECT_EQ(test, stackinfo_may_access(without, a.init, a.init_mm),
-			-EACCES);
+	KUNIT_EXPECT_EQ(test, stackinfo_caller_get(&cw, with, false, 0), 0);
+	KUNIT_EXPECT_EQ(test, stackinfo_caller_get(&cwo, without, false, 0), 0);
+	KUNIT_EXPECT_EQ(test, stackinfo_grant(&cw, a.init, a.init_mm),
+			STACKINFO_GRANT_ALL);
+	KUNIT_EXPECT_EQ(test, stackinfo_grant(&cwo, a.init, a.init_mm),
+			STACKINFO_GRANT_NONE);
+	stackinfo_caller_put(&cw);
+	stackinfo_caller_put(&cwo);
 	filp_close(with, NULL);
 	filp_close(without, NULL);
 	access_teardown(&a);
+}
+
+/* Module init learnt /proc/<pid>/mem's and auxv's file_operations. */
+static void access_proof_fops_learnt(struct kunit *test)
+{
+	KUNIT_EXPECT_TRUE(test, stackinfo_proof_fds_work());
+	/* a file whose private_data is not the opener's mm teaches nothing */
+	KUNIT_EXPECT_NULL(test, stackinfo_learn_proof_fops("/proc/1/mem"));
+	KUNIT_EXPECT_NULL(test, stackinfo_learn_proof_fops("/proc/1/maps"));
+	KUNIT_EXPECT_NULL(test, stackinfo_learn_proof_fops("/nonexistent"));
+}
+
+static void access_proof_mem(struct kunit *test)
+{
+	struct access_ctx a;
+
+	access_setup(test, &a);
+	KUNIT_ASSERT_EQ(test, set_proof(test, &a, "/proc/1/mem"), 0);
+	drop_ptrace_cap(test, &a);
+	KUNIT_EXPECT_EQ(test, stackinfo_grant(&a.c, a.init, a.init_mm),
+			STACKINFO_GRANT_ALL);
+	/* another mm: the one an exec would give, or another process's */
+	map_at(test, BASE, SZ, PROT_READ, MAP_TEST);
+	KUNIT_EXPECT_EQ(test, stackinfo_grant(&a.c, a.init, current->mm),
+			STACKINFO_GRANT_NONE);
+	KUNIT_EXPECT_EQ(test, stackinfo_grant(&a.c, a.init, NULL),
+			STACKINFO_GRANT_NONE);
+	access_teardown(&a);
+}
+
+static void access_proof_auxv(struct kunit *test)
+{
+	struct access_ctx a;
+
+	access_setup(test, &a);
+	KUNIT_ASSERT_EQ(test, set_proof(test, &a, "/proc/1/auxv"), 0);
+	KUNIT_EXPECT_EQ(test, stackinfo_grant(&a.c, a.init, a.init_mm),
+			STACKINFO_GRANT_NO_SP);
+	access_teardown(&a);
+}
+
+/* Other files of the same process prove nothing. */
+static void access_proof_other_files(struct kunit *test)
+{
+	static const char *const paths[] = {
+		"/proc/1/maps",
+		"/proc/1/environ",
+		"/proc/1/status",
+		"/proc/stackinfo",
+	};
+	struct access_ctx a;
+	unsigned int i;
+
+	access_setup(test, &a);
+	for (i = 0; i < ARRAY_SIZE(paths); i++)
+		KUNIT_EXPECT_EQ_MSG(test, set_proof(test, &a, paths[i]),
+				    -EINVAL, "%s", paths[i]);
+	KUNIT_EXPECT_NULL(test, a.c.proof);
+	access_teardown(&a);
+}
+
+/* The whole query through a proof: mem gives the SP, auxv does not. */
+static void access_proof_query(struct kunit *test)
+{
+	struct stackinfo_query q = { .size = sizeof(q), .tid = 1 };
+	struct access_ctx a;
+
+	access_setup(test, &a);
+	KUNIT_EXPECT_EQ(test, stackinfo_query(&a.c, &q), -EACCES);
+	KUNIT_ASSERT_EQ(test, set_proof(test, &a, "/proc/1/auxv"), 0);
+	KUNIT_ASSERT_EQ(test, stackinfo_query(&a.c, &q), 0);
+	KUNIT_EXPECT_TRUE(test, q.valid & STACKINFO_VALID_MAIN_VMA);
+	KUNIT_EXPECT_TRUE(test, q.valid & STACKINFO_VALID_RLIMIT);
+	KUNIT_EXPECT_FALSE(test, q.valid & (STACKINFO_VALID_SP |
+					    STACKINFO_VALID_SP_VMA));
+	KUNIT_EXPECT_EQ(test, q.sp, 0ULL);
+	stackinfo_caller_put(&a.c);
+	KUNIT_ASSERT_EQ(test, set_proof(test, &a, "/proc/1/mem"), 0);
+	KUNIT_ASSERT_EQ(test, stackinfo_query(&a.c, &q), 0);
+	KUNIT_EXPECT_TRUE(test, q.valid & STACKINFO_VALID_SP_VMA);
+	/* and nothing for kthreadd, which has no mm to match */
+	q.tid = 2;
+	KUNIT_EXPECT_EQ(test, stackinfo_query(&a.c, &q), -EACCES);
+	access_teardown(&a);
+}
+
+static int stackinfo_case_init(struct kunit *test)
+{
+	stackinfo_allow_cap_sys_ptrace = true;
+	return 0;
+}
+
+static void stackinfo_case_exit(struct kunit *test)
+{
+	stackinfo_allow_cap_sys_ptrace = false;
 }
 
 static struct kunit_case stackinfo_cases[] = {
@@ -937,6 +1259,9 @@ static struct kunit_case stackinfo_cases[] = {
 	KUNIT_CASE(vma_at_middle),
 	KUNIT_CASE(vma_at_boundaries),
 	KUNIT_CASE(vma_at_gap),
+	KUNIT_CASE(vma_at_gap_last_byte),
+	KUNIT_CASE(vma_at_adjacent_edges),
+	KUNIT_CASE(vma_at_impossible_addresses),
 	KUNIT_CASE(vma_at_beyond_task_size),
 	KUNIT_CASE_PARAM(vma_at_prev_distance, prev_gen_params),
 	KUNIT_CASE(vma_at_no_prev),
@@ -955,10 +1280,14 @@ static struct kunit_case stackinfo_cases[] = {
 	KUNIT_CASE(abi_size_larger_nonzero_tail),
 	KUNIT_CASE(abi_unknown_flags),
 	KUNIT_CASE(abi_reserved_nonzero),
+	KUNIT_CASE(abi_reserved1_nonzero),
+	KUNIT_CASE(abi_proof_flag_needs_ver1),
+	KUNIT_CASE(abi_proof_fd_not_open),
 	KUNIT_CASE(abi_copy_back_length),
 	KUNIT_CASE(abi_bad_pointer),
 	KUNIT_CASE(threads_init),
 	KUNIT_CASE(threads_too_short),
+	KUNIT_CASE(threads_refused_tells_nothing),
 	KUNIT_CASE(threads_bad_entry_size),
 	KUNIT_CASE(threads_bad_entry_size_large),
 	KUNIT_CASE(query_init),
@@ -972,17 +1301,21 @@ static struct kunit_case stackinfo_cases[] = {
 	KUNIT_CASE(text_flags_and_short_addresses),
 	KUNIT_CASE_PARAM(guard_gap_cmdline, gap_gen_params),
 	KUNIT_CASE(access_self),
-	KUNIT_CASE(access_self_without_cap),
-	KUNIT_CASE(access_other_with_cap),
-	KUNIT_CASE(access_other_without_cap),
-	KUNIT_CASE(access_nondumpable_with_cap),
-	KUNIT_CASE(access_nondumpable_without_cap),
-	KUNIT_CASE(access_fd_opener),
+	KUNIT_CASE(access_other_capable_refused),
+	KUNIT_CASE(access_cap_param),
+	KUNIT_CASE(access_cap_param_fd_opener),
+	KUNIT_CASE(access_proof_fops_learnt),
+	KUNIT_CASE(access_proof_mem),
+	KUNIT_CASE(access_proof_auxv),
+	KUNIT_CASE(access_proof_other_files),
+	KUNIT_CASE(access_proof_query),
 	{}
 };
 
 static struct kunit_suite stackinfo_suite = {
 	.name = "stackinfo",
+	.init = stackinfo_case_init,
+	.exit = stackinfo_case_exit,
 	.test_cases = stackinfo_cases,
 };
 

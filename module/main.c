@@ -3,77 +3,178 @@
  * stackinfo: a thread's stack bounds in one syscall.
  * Module init and exit, and the one value modules cannot read directly.
  */
+#include <linux/ctype.h>
 #include <linux/fs.h>
+#include <linux/fs_struct.h>
 #include <linux/init.h>
 #include <linux/kernel.h>
-#include <linux/kstrtox.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/path.h>
+#include <linux/pid.h>
+#include <linux/pid_namespace.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/sched/task.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <kunit/visibility.h>
 
 #include "stackinfo.h"
 
-#define STACKINFO_CMDLINE_MAX 4096
+/* The longest command line read; bootconfig can add to the boot loader's. */
+#define STACKINFO_CMDLINE_MAX SZ_1M
 
 unsigned long stackinfo_guard_gap;
 bool stackinfo_guard_gap_known;
 
+static long stack_guard_gap_pages = -1;
+module_param_named(stack_guard_gap, stack_guard_gap_pages, long, 0444);
+#define STACKINFO_GAP_DESC \
+	"The kernel's stack_guard_gap in pages (default: from /proc/cmdline)"
+MODULE_PARM_DESC(stack_guard_gap, STACKINFO_GAP_DESC);
+
+/* Parameter names as the kernel compares them: '-' and '_' are the same. */
+static bool stackinfo_param_is(const char *param, const char *name)
+{
+	for (; *param && *name; param++, name++) {
+		char a = *param == '-' ? '_' : *param;
+		char b = *name == '-' ? '_' : *name;
+
+		if (a != b)
+			return false;
+	}
+	return !*param && !*name;
+}
+
 /*
- * stack_guard_gap is not exported. mm/mmap.c starts it at 256 pages and a
- * boot parameter "stack_guard_gap=<pages>" replaces it when all of its
- * value is digits (simple_strtoul() up to the NUL); the last one given
- * wins, and nothing after "--" is a kernel parameter. This reads a command
- * line the same way. @cmdline is modified.
+ * stack_guard_gap is not exported. mm/mmap.c starts it at 256 pages, and
+ * its boot parameter handler replaces it with the value when
+ * simple_strtoul() reads all of it (so "" gives 0, and digits that
+ * overflow wrap); the last one given wins. Boot parameters are split as
+ * next_arg() splits them (quotes removed), names match with '-' and '_'
+ * alike, and nothing after "--" is a kernel parameter. This reads a
+ * command line the same way. @cmdline is modified.
  */
 VISIBLE_IF_KUNIT unsigned long stackinfo_guard_gap_from_cmdline(char *cmdline)
 {
-	static const char key[] = "stack_guard_gap=";
 	unsigned long gap = 256UL << PAGE_SHIFT;
-	char *tok;
+	char *args = skip_spaces(cmdline);
 
-	while ((tok = strsep(&cmdline, " \t\n")) != NULL) {
-		unsigned long pages;
+	while (*args) {
+		unsigned long pages = 0;
+		char *param, *val, *p;
 
-		if (!strcmp(tok, "--"))
+		args = next_arg(args, &param, &val);
+		if (!val && !strcmp(param, "--"))
 			break;
-		if (strncmp(tok, key, sizeof(key) - 1))
+		if (!val || !stackinfo_param_is(param, "stack_guard_gap"))
 			continue;
-		tok += sizeof(key) - 1;
-		if (!*tok)
-			gap = 0;
-		else if (!kstrtoul(tok, 10, &pages))
+		for (p = val; isdigit(*p); p++)
+			pages = pages * 10 + (*p - '0');
+		if (!*p)
 			gap = pages << PAGE_SHIFT;
 	}
 	return gap;
 }
 EXPORT_SYMBOL_IF_KUNIT(stackinfo_guard_gap_from_cmdline);
 
-/* If the command line cannot be read, the gap stays unknown: not reported. */
-static void __init stackinfo_read_guard_gap(void)
+/*
+ * /proc/cmdline as seen from the root of the initial namespace's init,
+ * whatever mount namespace insmod runs in; NULL if it cannot be read.
+ */
+static struct file *stackinfo_open_cmdline(void)
 {
-	struct file *f;
-	loff_t pos = 0;
-	ssize_t len;
-	char *buf;
+	struct file *f = ERR_PTR(-ENOENT);
+	struct task_struct *init;
+	struct path root;
+	bool have_root = false;
 
-	f = filp_open("/proc/cmdline", O_RDONLY, 0);
-	if (IS_ERR(f))
-		return;
-	buf = kzalloc(STACKINFO_CMDLINE_MAX, GFP_KERNEL);
-	len = buf ? kernel_read(f, buf, STACKINFO_CMDLINE_MAX - 1, &pos) :
-		    -ENOMEM;
-	filp_close(f, NULL);
-	if (len >= 0) {
-		stackinfo_guard_gap = stackinfo_guard_gap_from_cmdline(buf);
-		stackinfo_guard_gap_known = true;
+	rcu_read_lock();
+	init = pid_task(find_pid_ns(1, &init_pid_ns), PIDTYPE_PID);
+	if (init)
+		get_task_struct(init);
+	rcu_read_unlock();
+	if (!init)
+		return NULL;
+	task_lock(init);
+	if (init->fs) {
+		get_fs_root(init->fs, &root);
+		have_root = true;
 	}
+	task_unlock(init);
+	put_task_struct(init);
+	if (have_root) {
+		f = file_open_root(&root, "proc/cmdline", O_RDONLY, 0);
+		path_put(&root);
+	}
+	return IS_ERR(f) ? NULL : f;
+}
+
+/* All of the command line, NUL-terminated; NULL if it cannot be read. */
+static char *stackinfo_read_cmdline(void)
+{
+	size_t size = PAGE_SIZE, len = 0;
+	char *buf = NULL, *bigger;
+	loff_t pos = 0;
+	struct file *f;
+	ssize_t got;
+
+	f = stackinfo_open_cmdline();
+	if (!f)
+		return NULL;
+	for (;;) {
+		bigger = krealloc(buf, size, GFP_KERNEL);
+		if (!bigger)
+			goto fail;
+		buf = bigger;
+		got = kernel_read(f, buf + len, size - 1 - len, &pos);
+		if (got < 0)
+			goto fail;
+		len += got;
+		if (!got)
+			break;
+		if (len == size - 1) {
+			if (size >= STACKINFO_CMDLINE_MAX)
+				goto fail;
+			size *= 2;
+		}
+	}
+	filp_close(f, NULL);
+	buf[len] = '\0';
+	return buf;
+fail:
+	filp_close(f, NULL);
 	kfree(buf);
+	return NULL;
+}
+
+/* If neither says it, the gap stays unknown and is not reported. */
+static void stackinfo_read_guard_gap(void)
+{
+	char *cmdline;
+
+	if (stack_guard_gap_pages >= 0) {
+		stackinfo_guard_gap = (unsigned long)stack_guard_gap_pages
+				      << PAGE_SHIFT;
+		stackinfo_guard_gap_known = true;
+		return;
+	}
+	cmdline = stackinfo_read_cmdline();
+	if (!cmdline) {
+		pr_warn("stackinfo: cannot read /proc/cmdline: the guard gap is not reported (module parameter stack_guard_gap sets it)\n");
+		return;
+	}
+	stackinfo_guard_gap = stackinfo_guard_gap_from_cmdline(cmdline);
+	stackinfo_guard_gap_known = true;
+	kfree(cmdline);
 }
 
 static int __init stackinfo_init(void)
 {
 	stackinfo_read_guard_gap();
+	stackinfo_access_init();
 	return stackinfo_procfs_init();
 }
 

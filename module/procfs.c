@@ -11,10 +11,13 @@
  * flight, releases the open files, and later calls on them get -EIO.
  */
 #include <linux/build_bug.h>
+#include <linux/stddef.h>
 #include <linux/compat.h>
 #include <linux/fs.h>
 #include <linux/minmax.h>
 #include <linux/proc_fs.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -22,8 +25,12 @@
 
 #include "stackinfo.h"
 
-static_assert(sizeof(struct stackinfo_query) == STACKINFO_QUERY_SIZE_VER0);
-static_assert(sizeof(struct stackinfo_threads) == STACKINFO_THREADS_SIZE_VER0);
+static_assert(sizeof(struct stackinfo_query) == STACKINFO_QUERY_SIZE_VER1);
+static_assert(offsetof(struct stackinfo_query, proof_fd) ==
+	      STACKINFO_QUERY_SIZE_VER0);
+static_assert(sizeof(struct stackinfo_threads) == STACKINFO_THREADS_SIZE_VER1);
+static_assert(offsetof(struct stackinfo_threads, proof_fd) ==
+	      STACKINFO_THREADS_SIZE_VER0);
 
 static struct proc_dir_entry *stackinfo_pde;
 
@@ -44,10 +51,25 @@ static int stackinfo_copy_in(void *karg, size_t ksize, const void __user *uarg,
 	return copy_struct_from_user(karg, ksize, uarg, *usize);
 }
 
+/*
+ * The query flags and the proof fd they may name: the fd needs a struct
+ * from the layout that has the field.
+ */
+static int stackinfo_check_flags(u64 flags, u64 usize, size_t proof_end)
+{
+	if (flags & ~STACKINFO_QUERY_VALID_FLAGS)
+		return -EINVAL;
+	if ((flags & STACKINFO_QUERY_PROOF_FD) && usize < proof_end)
+		return -EINVAL;
+	return 0;
+}
+
 VISIBLE_IF_KUNIT int stackinfo_ioctl_query(const struct file *file,
 					   struct stackinfo_query __user *uarg)
 {
+	struct stackinfo_caller c;
 	struct stackinfo_query q;
+	bool proof;
 	u64 usize;
 	int err;
 
@@ -55,12 +77,19 @@ VISIBLE_IF_KUNIT int stackinfo_ioctl_query(const struct file *file,
 				&usize);
 	if (err)
 		return err;
-	if (q.query_flags & ~STACKINFO_QUERY_VALID_FLAGS)
-		return -EINVAL;
-	if (q.reserved)
+	err = stackinfo_check_flags(q.query_flags, usize,
+				    STACKINFO_QUERY_SIZE_VER1);
+	if (err)
+		return err;
+	if (q.reserved || q.reserved1)
 		return -EINVAL;
 
-	err = stackinfo_query(file, &q);
+	proof = q.query_flags & STACKINFO_QUERY_PROOF_FD;
+	err = stackinfo_caller_get(&c, file, proof, q.proof_fd);
+	if (err)
+		return err;
+	err = stackinfo_query(&c, &q);
+	stackinfo_caller_put(&c);
 	if (err)
 		return err;
 
@@ -72,21 +101,69 @@ EXPORT_SYMBOL_IF_KUNIT(stackinfo_ioctl_query);
 
 /* Room for this many more threads than the process had when counted. */
 #define STACKINFO_THREADS_SLACK 64
+/* Collections a stream of new threads may spoil before the call gives up. */
+#define STACKINFO_THREADS_TRIES 8
 
 /*
- * Every thread of a process: tids collected first, then one query each,
- * each copied out with no lock held. A thread that exits in between is
- * left out; any other error ends the call.
+ * References to every thread of @leader's process, into a new array: at
+ * most @count (the caller's array), else -ERANGE with *nr set to the
+ * threads there are. A burst of new threads beyond the slack retries with
+ * a larger array rather than failing while the caller's array would do.
+ */
+static int stackinfo_collect(const struct stackinfo_caller *c,
+			     struct task_struct *leader, u32 count,
+			     struct task_struct ***tasksp, u32 *nr)
+{
+	struct task_struct **tasks;
+	u32 cap, tries;
+	int err;
+
+	/* how many there are now: nothing is referenced with cap 0 */
+	err = stackinfo_threads_get(c, leader, NULL, 0, nr);
+	for (tries = 0; tries < STACKINFO_THREADS_TRIES; tries++) {
+		if (err != -ERANGE)
+			return err ? err : -ESRCH; /* 0: the group has exited */
+		if (*nr > count)
+			return -ERANGE;
+		cap = min_t(u32, count, *nr + STACKINFO_THREADS_SLACK);
+		tasks = kvmalloc_array(cap, sizeof(*tasks), GFP_KERNEL_ACCOUNT);
+		if (!tasks)
+			return -ENOMEM;
+		err = stackinfo_threads_get(c, leader, tasks, cap, nr);
+		if (!err) {
+			if (!*nr) {
+				kvfree(tasks);
+				return -ESRCH;
+			}
+			*tasksp = tasks;
+			return 0;
+		}
+		kvfree(tasks);
+		if (fatal_signal_pending(current))
+			return -EINTR;
+	}
+	return -EAGAIN;
+}
+
+/*
+ * Every thread of a process: the process checked first, then references
+ * to its threads collected, then one query each, each copied out with no
+ * lock held. A thread that exits meanwhile, or that the policy refuses
+ * while it allowed the process (a tracer attached to some threads only),
+ * is left out; any other error ends the call, count saying how many
+ * entries were written before it.
  */
 VISIBLE_IF_KUNIT int
 stackinfo_ioctl_threads(const struct file *file,
 			struct stackinfo_threads __user *uarg)
 {
+	struct task_struct **tasks = NULL, *leader;
 	struct stackinfo_threads a;
+	struct stackinfo_caller c;
 	struct stackinfo_query q;
-	u32 nr, i, written = 0;
+	u32 nr = 0, i, written = 0;
 	size_t copy;
-	pid_t *tids;
+	bool proof;
 	u64 usize;
 	int err;
 
@@ -94,7 +171,11 @@ stackinfo_ioctl_threads(const struct file *file,
 				STACKINFO_THREADS_SIZE_VER0, &usize);
 	if (err)
 		return err;
-	if (a.query_flags & ~STACKINFO_QUERY_VALID_FLAGS)
+	err = stackinfo_check_flags(a.query_flags, usize,
+				    STACKINFO_THREADS_SIZE_VER1);
+	if (err)
+		return err;
+	if (a.reserved1)
 		return -EINVAL;
 	if (a.entry_size < STACKINFO_QUERY_SIZE_VER0 ||
 	    a.entry_size > PAGE_SIZE)
@@ -103,39 +184,53 @@ stackinfo_ioctl_threads(const struct file *file,
 	    !access_ok(u64_to_user_ptr(a.entries), (u64)a.count * a.entry_size))
 		return -EFAULT;
 
-	/* count first, then collect into an array sized by that count */
-	err = stackinfo_thread_tids(a.pid, NULL, 0, &nr);
-	if (err && err != -E2BIG)
+	proof = a.query_flags & STACKINFO_QUERY_PROOF_FD;
+	err = stackinfo_caller_get(&c, file, proof, a.proof_fd);
+	if (err)
 		return err;
-	if (nr > a.count)
-		goto too_small;
-	nr = min_t(u32, a.count, nr + STACKINFO_THREADS_SLACK);
-	tids = kvmalloc_array(nr, sizeof(*tids), GFP_KERNEL);
-	if (!tids)
-		return -ENOMEM;
-	err = stackinfo_thread_tids(a.pid, tids, nr, &nr);
-	if (err) {
-		kvfree(tids);
-		if (err == -E2BIG)
-			goto too_small;
-		return err;
+	if (a.pid) {
+		leader = stackinfo_get_task(&c, a.pid);
+		err = leader ? 0 : -ESRCH;
+	} else {
+		leader = get_task_struct(current);
 	}
+	/* nothing about the process, not even its size, before this */
+	if (!err)
+		err = stackinfo_process_grant(&c, leader);
+	if (!err)
+		err = stackinfo_collect(&c, leader, a.count, &tasks, &nr);
+	if (leader)
+		put_task_struct(leader);
+	if (err == -ERANGE) {
+		stackinfo_caller_put(&c);
+		return put_user(nr, &uarg->count) ? -EFAULT : -ERANGE;
+	}
+	if (err)
+		goto out;
 
 	copy = min_t(size_t, sizeof(q), a.entry_size);
 	for (i = 0; i < nr; i++) {
 		void __user *dst = u64_to_user_ptr(a.entries) +
 				   (u64)written * a.entry_size;
 
+		if (fatal_signal_pending(current)) {
+			err = -EINTR;
+			break;
+		}
 		q = (struct stackinfo_query){
 			.size = sizeof(q),
 			.query_flags = a.query_flags,
-			.tid = tids[i],
 		};
-		err = stackinfo_query(file, &q);
-		if (err == -ESRCH)
-			continue; /* exited since it was counted */
+		err = stackinfo_query_task(&c, tasks[i], &q);
+		if (err == -ESRCH || err == -EACCES || err == -ENOENT) {
+			err = 0; /* exited since, or refused alone: left out */
+			continue;
+		}
 		if (err)
 			break;
+		/* the number the caller would use; the flag is the kernel's */
+		q.tid = q.out_tid;
+		q.query_flags &= ~STACKINFO_QUERY_PROOF_FD;
 		if (copy_to_user(dst, &q, copy) ||
 		    clear_user(dst + copy, a.entry_size - copy)) {
 			err = -EFAULT;
@@ -143,24 +238,34 @@ stackinfo_ioctl_threads(const struct file *file,
 		}
 		written++;
 	}
-	kvfree(tids);
-	if (err && err != -ESRCH)
-		return err;
-	return put_user(written, &uarg->count) ? -EFAULT : 0;
-
-too_small:
-	return put_user(nr, &uarg->count) ? -EFAULT : -E2BIG;
+	stackinfo_threads_put(tasks, nr);
+	kvfree(tasks);
+	if (put_user(written, &uarg->count) && !err)
+		err = -EFAULT;
+out:
+	stackinfo_caller_put(&c);
+	return err;
 }
 EXPORT_SYMBOL_IF_KUNIT(stackinfo_ioctl_threads);
 
+/*
+ * Commands are matched on type, direction and number, not on the size
+ * bits: a caller built with a larger struct reaches the handler, which
+ * reads the struct's own size field.
+ */
 static long stackinfo_ioctl(struct file *file, unsigned int cmd,
 			    unsigned long arg)
 {
-	switch (cmd) {
-	case STACKINFO_IOC_QUERY:
-		return stackinfo_ioctl_query(file, (void __user *)arg);
-	case STACKINFO_IOC_QUERY_THREADS:
-		return stackinfo_ioctl_threads(file, (void __user *)arg);
+	void __user *uarg = (void __user *)arg;
+
+	if (_IOC_TYPE(cmd) != STACKINFO_IOC_MAGIC ||
+	    _IOC_DIR(cmd) != (_IOC_READ | _IOC_WRITE))
+		return -ENOTTY;
+	switch (_IOC_NR(cmd)) {
+	case _IOC_NR(STACKINFO_IOC_QUERY):
+		return stackinfo_ioctl_query(file, uarg);
+	case _IOC_NR(STACKINFO_IOC_QUERY_THREADS):
+		return stackinfo_ioctl_threads(file, uarg);
 	default:
 		return -ENOTTY;
 	}
@@ -251,9 +356,14 @@ EXPORT_SYMBOL_IF_KUNIT(stackinfo_show_query);
 static int stackinfo_show(struct seq_file *m, void *v)
 {
 	struct stackinfo_query q = { .size = sizeof(q) };
+	struct stackinfo_caller c;
 	int err;
 
-	err = stackinfo_query(m->file, &q);
+	err = stackinfo_caller_get(&c, m->file, false, 0);
+	if (err)
+		return err;
+	err = stackinfo_query(&c, &q);
+	stackinfo_caller_put(&c);
 	if (err)
 		return err;
 	stackinfo_show_query(m, &q);

@@ -45,32 +45,38 @@ EXPORT_SYMBOL_IF_KUNIT(stackinfo_vma_flags);
 /*
  * The VMA holding @addr, the end of the VMA below it, and that VMA again
  * as a guard when it is PROT_NONE and touches it (a pthread stack's guard).
- * One walk of the maple tree and one step back: O(log n) in VMAs.
+ * One walk of the maple tree to the entry at @addr and one step back:
+ * O(log n) in VMAs, and the same meaning on every kernel (vma_find()'s
+ * bound does not have one: 6.1 searches up to max, 6.12 up to max - 1).
  * The caller holds mmap_lock for reading. -ENOENT when no VMA holds @addr.
  */
 int stackinfo_vma_at(struct mm_struct *mm, unsigned long addr,
 		     struct stackinfo_vma *out)
 {
-	VMA_ITERATOR(vmi, mm, addr);
+	MA_STATE(mas, &mm->mm_mt, addr, addr);
 	struct vm_area_struct *vma, *prev;
+	int err = 0;
 
-	mmap_assert_locked(mm);
+	stackinfo_assert_mmap_locked(mm);
 	memset(out, 0, sizeof(*out));
-	/* A user SP can hold anything; vma_find() needs addr + 1 > addr. */
+	/* a user SP can hold anything */
 	if (addr >= mm->task_size)
 		return -ENOENT;
 
-	vma = vma_find(&vmi, addr + 1);
-	if (!vma)
-		return -ENOENT;
+	rcu_read_lock();
+	vma = mas_walk(&mas);
+	if (!vma) {
+		err = -ENOENT;
+		goto out;
+	}
 	out->found = true;
 	out->start = vma->vm_start;
 	out->end = vma->vm_end;
 	out->flags = stackinfo_vma_flags(vma->vm_flags);
 
-	prev = vma_prev(&vmi);
+	prev = mas_prev(&mas, 0);
 	if (!prev)
-		return 0;
+		goto out;
 	out->has_prev = true;
 	out->prev_end = prev->vm_end;
 	if (prev->vm_end == vma->vm_start &&
@@ -79,140 +85,124 @@ int stackinfo_vma_at(struct mm_struct *mm, unsigned long addr,
 		out->guard_start = prev->vm_start;
 		out->guard_end = prev->vm_end;
 	}
-	return 0;
+out:
+	rcu_read_unlock();
+	return err;
 }
 EXPORT_SYMBOL_IF_KUNIT(stackinfo_vma_at);
 
-/* Thread @tid (not 0) of the caller's pid namespace, referenced. */
-static struct task_struct *stackinfo_get_task(pid_t tid)
+/* Thread @tid (not 0) of @c's pid namespace, referenced; NULL if none. */
+struct task_struct *stackinfo_get_task(const struct stackinfo_caller *c,
+				       pid_t tid)
 {
 	struct task_struct *task;
 
+	if (tid <= 0 || tid > PID_MAX_LIMIT)
+		return NULL;
 	rcu_read_lock();
-	task = pid_task(find_vpid(tid), PIDTYPE_PID);
+	task = pid_task(find_pid_ns(tid, c->ns), PIDTYPE_PID);
 	if (task)
 		get_task_struct(task);
 	rcu_read_unlock();
 	return task;
 }
+EXPORT_SYMBOL_IF_KUNIT(stackinfo_get_task);
 
 /*
- * The task's mm (referenced) and its user SP, both under task_lock() as
- * get_task_mm() takes the mm: while task->mm is set the task has not
- * passed exit_mm(), so its kernel stack, where the SP was saved at its last
- * kernel entry, is still its own.
+ * What a query holds while it looks. For the caller itself it takes no
+ * reference: its task and mm cannot go away under its own system call.
  */
-static int stackinfo_grab_mm(struct task_struct *task, bool want_sp,
-			     struct mm_struct **mmp, unsigned long *sp,
-			     bool *have_sp)
-{
+struct stackinfo_target {
+	struct task_struct *task;
 	struct mm_struct *mm;
+	unsigned long sp;
+	bool have_sp;
+	bool self;
+};
 
-	task_lock(task);
-	mm = task->mm;
-	if (!mm) {
-		task_unlock(task);
-		return -ESRCH; /* exited, or a zombie */
-	}
-	mmget(mm);
-	*have_sp = want_sp && !(task->flags & STACKINFO_PF_WORKER);
-	if (*have_sp)
-		*sp = user_stack_pointer(task_pt_regs(task));
-	task_unlock(task);
-	*mmp = mm;
-	return 0;
+/* A user worker (io-wq) shares the mm but never ran user code: no SP. */
+static bool stackinfo_has_user_sp(struct task_struct *task)
+{
+	return !(task->flags & STACKINFO_PF_WORKER);
 }
 
 /*
- * Take the mm the policy allows. For another process this happens under
- * exec_update_lock, as mm_access() does, so the decision and the mm it
- * was made for cannot be split by an exec of a setuid program.
+ * Take @task's mm and SP if the policy allows. For another process this
+ * happens under exec_update_lock, as mm_access() does, so the decision and
+ * the mm it was made for cannot be split by an exec. The mm is taken under
+ * task_lock() as get_task_mm() takes it, and the SP with it: while
+ * task->mm is set the task has not passed exit_mm(), so its kernel stack,
+ * where the SP was saved at its last kernel entry, is still its own.
+ * Nothing about the task, not even that it is a kernel thread, before the
+ * policy has allowed it.
  */
-static int stackinfo_target_mm(const struct file *file,
-			       struct task_struct *task, bool want_sp,
-			       struct mm_struct **mmp, unsigned long *sp,
-			       bool *have_sp)
+static int stackinfo_target_get(const struct stackinfo_caller *c,
+				struct task_struct *task, bool want_sp,
+				struct stackinfo_target *t)
 {
 	bool other = !same_thread_group(task, current);
+	enum stackinfo_grant grant;
+	struct mm_struct *mm;
 	int err;
+
+	memset(t, 0, sizeof(*t));
+	if (task == current) {
+		/* a kernel thread (KUnit) or one past exit_mm(): no user mm */
+		if ((task->flags & PF_KTHREAD) || !task->mm)
+			return -ENOENT;
+		t->self = true;
+		t->task = task;
+		t->mm = task->mm;
+		t->have_sp = want_sp && stackinfo_has_user_sp(task);
+		if (t->have_sp)
+			t->sp = user_stack_pointer(current_pt_regs());
+		return 0;
+	}
 
 	if (other) {
 		err = down_read_killable(&task->signal->exec_update_lock);
 		if (err)
 			return err;
 	}
-	err = stackinfo_grab_mm(task, want_sp, mmp, sp, have_sp);
-	if (!err) {
-		err = stackinfo_may_access(file, task, *mmp);
-		if (err)
-			mmput(*mmp);
+	task_lock(task);
+	mm = (task->flags & PF_KTHREAD) ? NULL : task->mm;
+	if (mm) {
+		mmget(mm);
+		t->sp = user_stack_pointer(task_pt_regs(task));
 	}
+	task_unlock(task);
+
+	/* the policy may ask LSMs (capable()): no spinlock held */
+	grant = stackinfo_grant(c, task, mm);
+	if (grant == STACKINFO_GRANT_NONE)
+		err = stackinfo_refusal(c);
+	else if (task->flags & PF_KTHREAD)
+		err = -ENOENT; /* no user stack to report */
+	else if (!mm)
+		err = -ESRCH; /* exited, or a zombie */
+	else
+		err = 0;
 	if (other)
 		up_read(&task->signal->exec_update_lock);
-	return err;
-}
-
-/*
- * What a query holds while it looks. The caller itself takes nothing: its
- * task and mm cannot go away under its own system call, and its SP is
- * the one it entered with.
- */
-struct stackinfo_target {
-	struct task_struct *task;
-	struct mm_struct *mm;
-	unsigned long sp;
-	pid_t tid, tgid; /* in the caller's pid namespace */
-	bool have_sp;
-	bool self;
-};
-
-static int stackinfo_target_get(const struct file *file, pid_t tid,
-				bool want_sp, struct stackinfo_target *t)
-{
-	struct task_struct *task;
-	int err;
-
-	t->self = !tid;
-	if (t->self) {
-		t->task = current;
-		if (current->flags & PF_KTHREAD)
-			return -ENOENT; /* no user stack to report */
-		t->tid = task_pid_vnr(current);
-		t->tgid = task_tgid_vnr(current);
-		t->mm = current->mm;
-		t->have_sp = want_sp;
-		if (want_sp)
-			t->sp = user_stack_pointer(current_pt_regs());
-		return 0;
-	}
-
-	task = stackinfo_get_task(tid);
-	if (!task)
-		return -ESRCH;
-	/*
-	 * The numbers first: a thread reaped after this has passed exit_mm()
-	 * and gives no mm below, so no answer pairs an mm with a tid of 0.
-	 */
-	t->tid = tid;
-	t->tgid = task_tgid_vnr(task);
-	err = -ENOENT;
-	if (!(task->flags & PF_KTHREAD))
-		err = stackinfo_target_mm(file, task, want_sp, &t->mm, &t->sp,
-					  &t->have_sp);
 	if (err) {
-		put_task_struct(task);
+		if (mm)
+			mmput(mm);
+		t->sp = 0;
 		return err;
 	}
 	t->task = task;
+	t->mm = mm;
+	t->have_sp = want_sp && grant == STACKINFO_GRANT_ALL &&
+		     stackinfo_has_user_sp(task);
+	if (!t->have_sp)
+		t->sp = 0;
 	return 0;
 }
 
 static void stackinfo_target_put(struct stackinfo_target *t)
 {
-	if (t->self)
-		return;
-	mmput(t->mm);
-	put_task_struct(t->task);
+	if (!t->self && t->mm)
+		mmput(t->mm);
 }
 
 /* One VMA's out fields; the valid bits they earn. */
@@ -235,33 +225,58 @@ static u64 stackinfo_rlim(unsigned long lim)
 }
 
 /*
- * Answer @q, whose in fields the caller has checked, for thread q->tid of
- * the caller's pid namespace (0: the caller). @file is the fd the question
- * came through, NULL for none: the access policy looks at who opened it.
- * The out fields are cleared first, whatever the outcome.
+ * RLIMIT_STACK as prlimit() reads it: both values under the group leader's
+ * task_lock(), which setrlimit() holds while it writes them, so the pair is
+ * never torn. The leader can change in an exec; RCU keeps the old one.
  */
-int stackinfo_query(const struct file *file, struct stackinfo_query *q)
+static void stackinfo_rlimit_stack(struct task_struct *task,
+				   struct rlimit *rlim)
+{
+	struct task_struct *leader;
+
+	rcu_read_lock();
+	leader = READ_ONCE(task->group_leader);
+	task_lock(leader);
+	*rlim = task->signal->rlim[RLIMIT_STACK];
+	task_unlock(leader);
+	rcu_read_unlock();
+}
+
+/*
+ * Answer @q, whose in fields the caller has checked, about @task
+ * (referenced by the caller, or current) for @c. The out fields are
+ * cleared first, whatever the outcome.
+ */
+int stackinfo_query_task(const struct stackinfo_caller *c,
+			 struct task_struct *task, struct stackinfo_query *q)
 {
 	const struct stackinfo_query in = {
 		.size = q->size,
 		.query_flags = q->query_flags,
 		.tid = q->tid,
 		.reserved = q->reserved,
+		.proof_fd = q->proof_fd,
+		.reserved1 = q->reserved1,
 	};
 	struct stackinfo_vma main_vma, sp_vma;
 	struct stackinfo_target t;
-	struct task_struct *task;
+	struct rlimit rlim;
+	pid_t tid, tgid;
 	bool want_sp;
 	int err;
 
 	*q = in;
-	if (in.tid > PID_MAX_LIMIT)
-		return -ESRCH;
 	want_sp = !(in.query_flags & STACKINFO_QUERY_NO_SP);
-	err = stackinfo_target_get(file, in.tid, want_sp, &t);
+	err = stackinfo_target_get(c, task, want_sp, &t);
 	if (err)
 		return err;
-	task = t.task;
+	/* numbers in the mount's namespace; 0 once the thread is reaped */
+	tid = task_pid_nr_ns(task, c->ns);
+	tgid = task_tgid_nr_ns(task, c->ns);
+	if (!t.self && (!tid || !tgid)) {
+		err = -ESRCH;
+		goto out;
+	}
 
 	err = mmap_read_lock_killable(t.mm);
 	if (err)
@@ -277,8 +292,8 @@ int stackinfo_query(const struct file *file, struct stackinfo_query *q)
 		stackinfo_vma_at(t.mm, t.sp, &sp_vma);
 	mmap_read_unlock(t.mm);
 
-	q->out_tid = t.tid;
-	q->tgid = t.tgid;
+	q->out_tid = tid;
+	q->tgid = tgid;
 	if (thread_group_leader(task))
 		q->thread_flags |= STACKINFO_THREAD_MAIN;
 	if (task == current)
@@ -307,8 +322,9 @@ int stackinfo_query(const struct file *file, struct stackinfo_query *q)
 		}
 	}
 
-	q->rlim_stack_cur = stackinfo_rlim(task_rlimit(task, RLIMIT_STACK));
-	q->rlim_stack_max = stackinfo_rlim(task_rlimit_max(task, RLIMIT_STACK));
+	stackinfo_rlimit_stack(task, &rlim);
+	q->rlim_stack_cur = stackinfo_rlim(rlim.rlim_cur);
+	q->rlim_stack_max = stackinfo_rlim(rlim.rlim_max);
 	q->valid |= STACKINFO_VALID_RLIMIT;
 	if (stackinfo_guard_gap_known) {
 		q->guard_gap = stackinfo_guard_gap;
@@ -318,35 +334,103 @@ out:
 	stackinfo_target_put(&t);
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(stackinfo_query_task);
+
+/* Answer @q about thread q->tid of @c's pid namespace (0: the caller). */
+int stackinfo_query(const struct stackinfo_caller *c, struct stackinfo_query *q)
+{
+	struct task_struct *task;
+	int err;
+
+	if (!q->tid)
+		return stackinfo_query_task(c, current, q);
+	task = stackinfo_get_task(c, q->tid);
+	if (!task)
+		return -ESRCH;
+	err = stackinfo_query_task(c, task, q);
+	put_task_struct(task);
+	return err;
+}
 EXPORT_SYMBOL_IF_KUNIT(stackinfo_query);
 
 /*
- * The tids (caller's pid namespace) of every thread of the process that
- * thread @pid (0: the caller) belongs to, at most @cap of them into @tids.
- * *@nr is how many there are; -E2BIG when that is more than @cap.
+ * May @c learn anything about the process @task belongs to? 0, or the
+ * refusal: the batch ioctl asks this before it counts threads. The
+ * ptracer rule looks at @task itself; a proof fd is compared with the
+ * mm of the first thread that still has one (the leader may have exited).
  */
-int stackinfo_thread_tids(pid_t pid, pid_t *tids, u32 cap, u32 *nr)
+int stackinfo_process_grant(const struct stackinfo_caller *c,
+			    struct task_struct *task)
 {
-	struct task_struct *task, *t;
-	u32 n = 0;
+	bool other = !same_thread_group(task, current);
+	enum stackinfo_grant grant;
+	struct mm_struct *mm = NULL;
+	struct task_struct *t;
+	int err;
 
-	if (pid < 0 || pid > PID_MAX_LIMIT)
-		return -ESRCH;
-	task = pid ? stackinfo_get_task(pid) : current;
-	if (!task)
-		return -ESRCH;
+	if (other) {
+		err = down_read_killable(&task->signal->exec_update_lock);
+		if (err)
+			return err;
+	}
 	rcu_read_lock();
 	for_each_thread(task, t) {
+		task_lock(t);
+		if (!(t->flags & PF_KTHREAD) && t->mm) {
+			mm = t->mm;
+			mmget(mm);
+		}
+		task_unlock(t);
+		if (mm)
+			break;
+	}
+	rcu_read_unlock();
+	grant = stackinfo_grant(c, task, mm);
+	if (other)
+		up_read(&task->signal->exec_update_lock);
+	if (mm)
+		mmput(mm);
+	return grant == STACKINFO_GRANT_NONE ? stackinfo_refusal(c) : 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(stackinfo_process_grant);
+
+/*
+ * References to the threads of @task's process that have a number in @c's
+ * pid namespace, at most @cap of them into @tasks: a thread whose pid is
+ * already detached (exiting) has none, and would read as tid 0, the
+ * caller. *@nr is how many there are; -ERANGE when that is more than @cap
+ * (then nothing is referenced).
+ */
+int stackinfo_threads_get(const struct stackinfo_caller *c,
+			  struct task_struct *task, struct task_struct **tasks,
+			  u32 cap, u32 *nr)
+{
+	struct task_struct *t;
+	u32 n = 0;
+
+	rcu_read_lock();
+	for_each_thread(task, t) {
+		if (!task_pid_nr_ns(t, c->ns))
+			continue;
 		if (n < cap)
-			tids[n] = task_pid_vnr(t);
+			tasks[n] = get_task_struct(t);
 		n++;
 	}
 	rcu_read_unlock();
-	if (pid)
-		put_task_struct(task);
 	*nr = n;
-	if (!n)
-		return -ESRCH; /* the whole group has exited */
-	return n > cap ? -E2BIG : 0;
+	if (n > cap) {
+		stackinfo_threads_put(tasks, cap);
+		return -ERANGE;
+	}
+	return 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(stackinfo_thread_tids);
+EXPORT_SYMBOL_IF_KUNIT(stackinfo_threads_get);
+
+void stackinfo_threads_put(struct task_struct **tasks, u32 nr)
+{
+	u32 i;
+
+	for (i = 0; i < nr; i++)
+		put_task_struct(tasks[i]);
+}
+EXPORT_SYMBOL_IF_KUNIT(stackinfo_threads_put);

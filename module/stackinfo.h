@@ -5,12 +5,14 @@
 #ifndef _STACKINFO_INTERNAL_H
 #define _STACKINFO_INTERNAL_H
 
+#include <linux/fs.h>
 #include <linux/kconfig.h>
 #include <linux/types.h>
 #include <uapi/linux/stackinfo.h>
 
 struct file;
 struct mm_struct;
+struct pid_namespace;
 struct seq_file;
 struct task_struct;
 
@@ -27,16 +29,51 @@ struct stackinfo_vma {
 	bool has_guard;
 };
 
+/* What the access policy grants about one thread. */
+enum stackinfo_grant {
+	STACKINFO_GRANT_NONE,
+	STACKINFO_GRANT_NO_SP,	/* VMAs, rlimits, counts: /proc/<pid>/maps */
+	STACKINFO_GRANT_ALL,	/* and the SP: /proc/<pid>/syscall */
+};
+
+/* Who asks, through which /proc mount, with which proof (access.c). */
+struct stackinfo_caller {
+	const struct file *file;	/* the /proc/stackinfo fd; may be NULL */
+	struct pid_namespace *ns;	/* tids are numbers here */
+	bool hide;			/* hidepid hides refused processes */
+	struct file *proof;		/* a referenced proof fd, or NULL */
+	struct mm_struct *proof_mm;	/* its mm (kept by the open file) */
+	enum stackinfo_grant proof_grant;
+};
+
 /* query.c: the answer from task data */
-int stackinfo_query(const struct file *file, struct stackinfo_query *q);
-int stackinfo_thread_tids(pid_t pid, pid_t *tids, u32 cap, u32 *nr);
+int stackinfo_query(const struct stackinfo_caller *c,
+		    struct stackinfo_query *q);
+int stackinfo_query_task(const struct stackinfo_caller *c,
+			 struct task_struct *task, struct stackinfo_query *q);
+struct task_struct *stackinfo_get_task(const struct stackinfo_caller *c,
+				       pid_t tid);
+int stackinfo_process_grant(const struct stackinfo_caller *c,
+			    struct task_struct *task);
+int stackinfo_threads_get(const struct stackinfo_caller *c,
+			  struct task_struct *task, struct task_struct **tasks,
+			  u32 cap, u32 *nr);
+void stackinfo_threads_put(struct task_struct **tasks, u32 nr);
 int stackinfo_vma_at(struct mm_struct *mm, unsigned long addr,
 		     struct stackinfo_vma *out);
 u64 stackinfo_vma_flags(unsigned long vm_flags);
 
 /* access.c: who may ask about whom */
-int stackinfo_may_access(const struct file *file, struct task_struct *task,
-			 struct mm_struct *mm);
+void stackinfo_access_init(void);
+int stackinfo_caller_get(struct stackinfo_caller *c, const struct file *file,
+			 bool want_proof, int proof_fd);
+int stackinfo_caller_set_proof(struct stackinfo_caller *c, struct file *proof);
+void stackinfo_caller_put(struct stackinfo_caller *c);
+enum stackinfo_grant stackinfo_grant(const struct stackinfo_caller *c,
+				     struct task_struct *task,
+				     struct mm_struct *mm);
+int stackinfo_refusal(const struct stackinfo_caller *c);
+bool stackinfo_proof_fds_work(void);
 
 /* procfs.c: /proc/stackinfo and its ioctl */
 int stackinfo_procfs_init(void);
@@ -48,6 +85,8 @@ extern bool stackinfo_guard_gap_known;
 
 #if IS_ENABLED(CONFIG_KUNIT)
 /* Static unless kunit/ needs to reach them (VISIBLE_IF_KUNIT). */
+extern bool stackinfo_allow_cap_sys_ptrace;
+const struct file_operations *stackinfo_learn_proof_fops(const char *path);
 int stackinfo_ioctl_query(const struct file *file,
 			  struct stackinfo_query __user *uarg);
 int stackinfo_ioctl_threads(const struct file *file,

@@ -1,44 +1,87 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# build-debug-kernel.sh: build (once) the 6.12 debug kernel for KUnit, KASAN
-# and lockdep from Debian's linux-source-6.12 and kunit/debug.config, and
-# print the build tree's path. The tree is cached outside the checkout under
-# $STACKINFO_CACHE (default /var/cache/stackinfo), keyed by the fragment and
-# the source package's version; it is rebuilt only when either changes.
+# build-debug-kernel.sh [--built] VERSION: build (once) a debug kernel for
+# KUnit, KASAN and lockdep from kunit/debug.config and print its build
+# tree's path. VERSION is one of
+#   6.1    Debian 12's linux-source-6.1
+#   6.12   Debian 12's linux-source-6.12
+#   7.2    Debian unstable's linux-source-7.2 (scripts/fetch-sid-source.sh;
+#          fetched once and kept: delete $STACKINFO_CACHE/sid-linux-source-7.2
+#          to take a newer one)
+# Trees are cached outside the checkout under $STACKINFO_CACHE (default
+# /var/cache/stackinfo), each keyed by VERSION, the source package's version
+# and the fragment; a tree is rebuilt only when one of them changes.
 # With --built, only print the path, and exit 1 if it is not built yet.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 frag=$top/kunit/debug.config
 cache=${STACKINFO_CACHE:-/var/cache/stackinfo}
 
-tree_path() {
-	local srcver key
-	srcver=$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null) || return 1
-	key=$( { echo "$srcver"; cat "$frag"; } | sha256sum | cut -c1-16)
-	echo "$cache/debug-$key"
+built_only=0
+if [ "${1:-}" = --built ]; then
+	built_only=1
+	shift
+fi
+version=${1:?usage: build-debug-kernel.sh [--built] 6.1|6.12|7.2}
+case $version in
+6.1 | 6.12 | 7.2) ;;
+*) echo "build-debug-kernel: unknown version '$version' (known: 6.1 6.12 7.2)" >&2; exit 2 ;;
+esac
+pkg=linux-source-$version
+sid=$cache/sid-$pkg
+
+# srcver: the source package's version, empty when it is not there yet
+srcver() {
+	if [ "$version" = 7.2 ]; then
+		cat "$sid/version" 2>/dev/null || true
+	else
+		dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null || true
+	fi
 }
 
-if [ "${1:-}" = --built ]; then
-	tree=$(tree_path) && [ -e "$tree/.stackinfo-built" ] && echo "$tree"
-	exit
+tree_path() {	# SRCVER
+	local key
+	key=$( { echo "$version $1"; cat "$frag"; } | sha256sum | cut -c1-16)
+	echo "$cache/debug-$version-$key"
+}
+
+if [ $built_only = 1 ]; then
+	v=$(srcver)
+	[ -n "$v" ] || exit 1
+	tree=$(tree_path "$v")
+	[ -e "$tree/.stackinfo-built" ] || exit 1
+	echo "$tree"
+	exit 0
 fi
 
 "$top/scripts/deps.sh" base debug >&2
-tarball=$(ls /usr/src/linux-source-6.12.tar.* 2>/dev/null | head -n 1)
-[ -n "$tarball" ] || { echo "build-debug-kernel: no linux-source-6.12 tarball" >&2; exit 1; }
-srcver=$(dpkg-query -W -f='${Version}' linux-source-6.12)
-tree=$(tree_path)
 mkdir -p "$cache"
-
-exec 8>"$cache/debug.lock"
+exec 8>"$cache/debug-$version.lock"
 flock 8
+
+if [ "$version" = 7.2 ]; then
+	if [ ! -s "$sid/version" ]; then
+		echo "build-debug-kernel: fetching $pkg from Debian unstable" >&2
+		rm -rf "$sid.tmp"
+		mkdir -p "$sid.tmp"
+		"$top/scripts/fetch-sid-source.sh" "$pkg" "$sid.tmp" >"$sid.tmp/version"
+		rm -rf "$sid.tmp/apt" "$sid.tmp/deb" "$sid"
+		mv "$sid.tmp" "$sid"
+	fi
+	tarball=$(ls "$sid/root/usr/src/$pkg.tar."* 2>/dev/null | head -n 1)
+else
+	tarball=$(ls "/usr/src/$pkg.tar."* 2>/dev/null | head -n 1)
+fi
+[ -n "$tarball" ] || { echo "build-debug-kernel: no $pkg tarball" >&2; exit 1; }
+srcver=$(srcver)
+tree=$(tree_path "$srcver")
 if [ -e "$tree/.stackinfo-built" ]; then
 	echo "$tree"
 	exit 0
 fi
 
-echo "build-debug-kernel: building $srcver with kunit/debug.config in $tree (a few minutes)" >&2
+echo "build-debug-kernel: building $pkg $srcver with kunit/debug.config in $tree (a few minutes)" >&2
 start=$(date +%s)
 rm -rf "$tree" "$tree.tmp"
 mkdir -p "$tree.tmp"
@@ -51,12 +94,20 @@ log=$tree.tmp/stackinfo-build.log
 	make olddefconfig
 ) >"$log" 2>&1 || { tail -n 30 "$log" >&2; exit 1; }
 
-# every line of the fragment must have survived olddefconfig
+# Every line of the fragment must have survived olddefconfig. "is not set"
+# holds where the option is off, also where this version lacks the symbol
+# (6.1 has no SLUB_TINY).
 missing=0
 while IFS= read -r line; do
 	case $line in
-	CONFIG_*=*) grep -qx -- "$line" "$tree.tmp/.config" || { echo "build-debug-kernel: not set: $line" >&2; missing=1; } ;;
-	"# CONFIG_"*" is not set") grep -qx -- "$line" "$tree.tmp/.config" || { echo "build-debug-kernel: not unset: $line" >&2; missing=1; } ;;
+	CONFIG_*=*)
+		grep -qx -- "$line" "$tree.tmp/.config" ||
+			{ echo "build-debug-kernel: not set: $line" >&2; missing=1; } ;;
+	"# CONFIG_"*" is not set")
+		sym=${line#\# }
+		sym=${sym%% *}
+		! grep -q -- "^$sym=" "$tree.tmp/.config" ||
+			{ echo "build-debug-kernel: not unset: $line" >&2; missing=1; } ;;
 	esac
 done <"$frag"
 [ $missing = 0 ] || exit 1

@@ -4,11 +4,13 @@
 # Install the Debian packages stackinfo needs, by group:
 #   base   build the module and tools, boot Debian's 6.12 kernel in QEMU
 #   lts    boot Debian 12's 6.1 LTS kernel and build the module for it
-#   debug  build the 6.12 debug kernel (KUnit, KASAN, lockdep) and parse KTAP
+#   debug  build the debug kernels (KUnit, KASAN, lockdep) and parse KTAP
 #   bench  the benchmark's report and plot
 #   install  make install's test (pkg-config) and DKMS
 #   gates  static analysis and formatting of the module (sparse, clang-format)
 #   corpus real programs run under the interposer (tools/testing/corpus)
+#   deb    make deb (dpkg-buildpackage, debhelper, dh-dkms), lintian, and
+#          the packages' test (DKMS, pkg-config)
 #   all    every group (what `make deps` asks for)
 # Idempotent, and silent when everything is already installed.
 set -euo pipefail
@@ -17,12 +19,13 @@ declare -A group=(
 	[base]="gcc make libc6-dev kmod cpio busybox-static qemu-system-x86
 		linux-image-6.12-amd64 linux-headers-6.12-amd64 dwarves"
 	[lts]="linux-image-amd64 linux-headers-amd64"
-	[debug]="linux-source-6.12 flex bison bc libelf-dev libssl-dev dwarves
+	[debug]="linux-source-6.12 linux-source-6.1 flex bison bc libelf-dev libssl-dev dwarves
 		xz-utils python3"
 	[bench]="gnuplot-nox python3"
 	[install]="pkgconf dkms"
 	[gates]="sparse clang-format"
 	[corpus]="ruby guile-3.0 guile-3.0-dev pkgconf ripgrep mono-runtime mono-mcs strace"
+	[deb]="build-essential dpkg-dev debhelper dh-dkms fakeroot lintian dkms pkgconf xz-utils"
 )
 
 want=()
@@ -52,7 +55,7 @@ echo "deps: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-if ! { apt-get update -q && apt-get install -y -q --no-install-recommends "${missing[@]}"; } >"$log" 2>&1; then
+if ! { apt-get update -q && apt-get -o DPkg::Lock::Timeout=900 install -y -q --no-install-recommends "${missing[@]}"; } >"$log" 2>&1; then
 	tail -n 30 "$log" >&2
 	echo "deps: apt-get failed" >&2
 	exit 1

@@ -6,9 +6,13 @@
 #
 #   debian-6.12  Debian 12's linux-image-6.12-amd64 and its headers
 #   debian-6.1   Debian 12's 6.1 LTS: linux-image-amd64 and its headers
-#   debug        our 6.12 KUnit/KASAN/lockdep kernel (build-debug-kernel.sh)
+#   debug-6.1    our KUnit/KASAN/lockdep kernels (build-debug-kernel.sh),
+#   debug-6.12   from Debian 12's linux-source-6.1 and -6.12 and Debian
+#   debug-7.2    unstable's linux-source-7.2
+#   debug        debug-6.12
 
 _kernels_top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+KERNELS_KNOWN="debian-6.12 debian-6.1 debug-6.1 debug-6.12 debug-7.2 debug"
 
 # kernel_find NAME: set KVER, VMLINUZ, KDIR; return 1 if not installed or
 # built yet (kernel_provide does that), 2 if NAME is not a kernel this
@@ -18,14 +22,15 @@ kernel_find() {
 	case "$1" in
 	debian-6.12) pattern='6.12.*-amd64' ;;
 	debian-6.1) pattern='6.1.0-*-amd64' ;;
-	debug)
-		tree=$("$_kernels_top/scripts/build-debug-kernel.sh" --built) || return 1
+	debug | debug-6.1 | debug-6.12 | debug-7.2)
+		tree=$("$_kernels_top/scripts/build-debug-kernel.sh" --built \
+			"$(kernel_debug_version "$1")") || return 1
 		KVER=$(cat "$tree/include/config/kernel.release")
 		VMLINUZ=$tree/arch/x86/boot/bzImage
 		KDIR=$tree
 		return 0 ;;
 	*)
-		echo "unknown kernel '$1' (known: debian-6.12, debian-6.1, debug)" >&2
+		echo "unknown kernel '$1' (known: $KERNELS_KNOWN)" >&2
 		return 2 ;;
 	esac
 	KVER= VMLINUZ= KDIR=
@@ -40,10 +45,18 @@ kernel_find() {
 	return 1
 }
 
+# kernel_debug_version NAME: the source version of a debug kernel's name
+kernel_debug_version() {
+	case "$1" in
+	debug) echo 6.12 ;;
+	*) echo "${1#debug-}" ;;
+	esac
+}
+
 # kernel_provide NAME: install or build it.
 kernel_provide() {
 	case "$1" in
-	debug) "$_kernels_top/scripts/build-debug-kernel.sh" >/dev/null ;;
+	debug*) "$_kernels_top/scripts/build-debug-kernel.sh" "$(kernel_debug_version "$1")" >/dev/null ;;
 	debian-6.1) "$_kernels_top/scripts/deps.sh" base lts ;;
 	*) "$_kernels_top/scripts/deps.sh" base ;;
 	esac

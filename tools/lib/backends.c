@@ -17,10 +17,20 @@
 int si_module_query(int fd, pid_t tid, uint64_t flags,
 		    struct stackinfo_query *q)
 {
+	return si_module_query_proof(fd, tid, flags, -1, q);
+}
+
+int si_module_query_proof(int fd, pid_t tid, uint64_t flags, int proof_fd,
+			  struct stackinfo_query *q)
+{
 	memset(q, 0, sizeof(*q));
 	q->size = sizeof(*q);
 	q->query_flags = flags;
 	q->tid = (uint32_t)tid;
+	if (proof_fd >= 0) {
+		q->query_flags |= STACKINFO_QUERY_PROOF_FD;
+		q->proof_fd = proof_fd;
+	}
 	return ioctl(fd, STACKINFO_IOC_QUERY, q) ? -errno : 0;
 }
 

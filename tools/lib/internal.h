@@ -51,6 +51,9 @@ int si_open_maps(pid_t tid);
 /* backends.c */
 int si_module_query(int fd, pid_t tid, uint64_t flags,
 		    struct stackinfo_query *q);
+/* The same with @proof_fd (/proc/<pid>/mem or auxv) as proof; none if < 0. */
+int si_module_query_proof(int fd, pid_t tid, uint64_t flags, int proof_fd,
+			  struct stackinfo_query *q);
 int si_fallback_query(int backend, int self_maps_fd, pid_t tid,
 		      uint64_t flags, struct stackinfo_query *q);
 int si_procmap_covering(int fd, uint64_t addr, bool or_next,

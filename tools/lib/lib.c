@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -40,6 +41,14 @@ static bool si_main_known;
 enum { SI_PROBE_FIRST, SI_PROBE_CHECK, SI_PROBE_OURS, SI_PROBE_GLIBC };
 static int si_probe;
 static size_t si_probe_guard;
+/*
+ * The proof (/proc/<pid>/mem, else auxv) last opened for another process,
+ * under si_lock: a tracer asks about one process many times. A proof that
+ * an exec or a reused pid made stale is refused, reopened once, and asked
+ * again.
+ */
+static pid_t si_proof_tgid;
+static int si_proof_fd = -1;
 
 static const char *const si_names[] = {
 	[STACKINFO_BACKEND_MODULE] = "module",
@@ -197,16 +206,100 @@ SI_EXPORT int stackinfo_backend(void)
 	return si_current_backend();
 }
 
+/* A proof for process @tgid, reopened if @fresh: the fd or -errno. */
+static int si_proof_locked(pid_t tgid, bool fresh)
+{
+	char path[64];
+	int fd;
+
+	if (si_proof_fd >= 0 && si_proof_tgid == tgid && !fresh)
+		return si_proof_fd;
+	if (si_proof_fd >= 0)
+		close(si_proof_fd);
+	si_proof_fd = -1;
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)tgid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(path, sizeof(path), "/proc/%d/auxv", (int)tgid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	if (fd < 0)
+		return -errno;
+	si_proof_fd = fd;
+	si_proof_tgid = tgid;
+	return fd;
+}
+
+/*
+ * The module refused thread @tid of another process without proof: show
+ * it what the kernel grants us, as an fd the kernel opened with its full
+ * ptrace check.
+ */
+static int si_module_query_proved(pid_t tid, uint64_t flags,
+				  struct stackinfo_query *q)
+{
+	pid_t tgid;
+	int err, fd, tries;
+
+	err = si_proc_tgid(tid, &tgid);
+	if (err)
+		return err == -ENOENT ? -ESRCH : err;
+	pthread_mutex_lock(&si_lock);
+	for (tries = 0, err = -EACCES; tries < 2 && err == -EACCES; tries++) {
+		fd = si_proof_locked(tgid, tries > 0);
+		if (fd < 0) {
+			err = fd == -ENOENT ? -ESRCH : -EACCES;
+			break;
+		}
+		err = si_module_query_proof(si_module_fd, tid, flags, fd, q);
+	}
+	pthread_mutex_unlock(&si_lock);
+	return err;
+}
+
+/* The best backend without the module: PROCMAP_QUERY, else the maps parse. */
+static int si_fallback_backend(void)
+{
+	static int fallback;
+	int b = __atomic_load_n(&fallback, __ATOMIC_ACQUIRE);
+
+	if (b)
+		return b;
+	pthread_mutex_lock(&si_lock);
+	b = si_open_backend_locked(STACKINFO_BACKEND_PROCMAP_QUERY) ?
+		    STACKINFO_BACKEND_MAPS : STACKINFO_BACKEND_PROCMAP_QUERY;
+	__atomic_store_n(&fallback, b, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&si_lock);
+	return b;
+}
+
+static int si_answered_by(int backend, int err, struct stackinfo_query *q)
+{
+	if (!err)
+		q->thread_flags |= STACKINFO_LIB_BACKEND_FLAGS(backend);
+	return err;
+}
+
 int si_query(pid_t tid, uint64_t flags, struct stackinfo_query *q)
 {
-	int b = si_current_backend();
+	int b = si_current_backend(), fb, err;
 
 	if (b < 0)
 		return b;
-	if (b == STACKINFO_BACKEND_MODULE)
-		return si_module_query(si_module_fd, tid,
-				       flags & ~SI_QUERY_NO_MAIN_PREV, q);
-	return si_fallback_query(b, si_maps_fd, tid, flags, q);
+	if (b != STACKINFO_BACKEND_MODULE)
+		return si_answered_by(b, si_fallback_query(b, si_maps_fd, tid,
+							   flags, q), q);
+	flags &= ~SI_QUERY_NO_MAIN_PREV;
+	err = si_module_query(si_module_fd, tid, flags, q);
+	if (err != -EACCES || !tid)
+		return si_answered_by(b, err, q);
+	/* another process: prove what the kernel grants us */
+	err = si_module_query_proved(tid, flags, q);
+	if (err != -EACCES)
+		return si_answered_by(b, err, q);
+	/* refused all the same: /proc may still answer what it allows */
+	fb = si_fallback_backend();
+	return si_answered_by(fb, si_fallback_query(fb, -1, tid, flags, q), q);
 }
 
 SI_EXPORT int stackinfo_query_thread(pid_t tid, uint64_t flags,

@@ -41,11 +41,25 @@ const char *stackinfo_backend_name(int backend);
 int stackinfo_set_backend(int backend);
 
 /*
+ * The backend that answered a query, in the bits of q->thread_flags the
+ * kernel leaves to userspace (STACKINFO_THREAD_USER_MASK).
+ */
+#define STACKINFO_LIB_BACKEND_SHIFT	24
+#define STACKINFO_LIB_BACKEND_FLAGS(b)	((uint32_t)(b) << STACKINFO_LIB_BACKEND_SHIFT)
+#define STACKINFO_LIB_ANSWERED_BY(q) \
+	((int)(((q)->thread_flags & STACKINFO_THREAD_USER_MASK) >> STACKINFO_LIB_BACKEND_SHIFT))
+
+/*
  * Describe thread @tid (0: the caller; other numbers in the caller's pid
  * namespace) into @q. @flags: STACKINFO_QUERY_*. The module backend fills
  * every field; the others fill what /proc shows: map_count only by the maps
  * backend, GROWSDOWN and guard_gap never, another thread's SP only where
  * /proc/<tid>/syscall may be read and the thread is blocked.
+ * With the module, a thread of another process that the module refuses is
+ * asked again with a proof fd the library opens (/proc/<pid>/mem, else
+ * auxv; the last one is kept), and if the module still refuses, answered
+ * by PROCMAP_QUERY or the maps parse for this call, as far as /proc
+ * allows. STACKINFO_LIB_ANSWERED_BY(q) says which backend answered.
  */
 int stackinfo_query_thread(pid_t tid, uint64_t flags,
 			   struct stackinfo_query *q);

@@ -27,6 +27,7 @@ enum { EXIT_NOSUCH = 1, EXIT_USAGE = 2, EXIT_PERM = 3, EXIT_OTHER = 4 };
 
 static bool json;
 static int n_out;
+static bool told_fallback;
 
 static void usage(FILE *f)
 {
@@ -160,9 +161,11 @@ static void print_json(const struct stackinfo_query *q)
 {
 	uint64_t v = q->valid;
 
-	printf("%s\n    {\"tid\": %u, \"pid\": %u, \"main\": %s, ", n_out++ ? "," : "",
-	       q->out_tid, q->tgid,
-	       q->thread_flags & STACKINFO_THREAD_MAIN ? "true" : "false");
+	const char *by = stackinfo_backend_name(STACKINFO_LIB_ANSWERED_BY(q));
+
+	printf("%s\n    {\"tid\": %u, \"pid\": %u, \"main\": %s, \"backend\": \"%s\", ",
+	       n_out++ ? "," : "", q->out_tid, q->tgid,
+	       q->thread_flags & STACKINFO_THREAD_MAIN ? "true" : "false", by ? by : "?");
 	if (q->map_count)
 		printf("\"map_count\": %u, ", q->map_count);
 	else
@@ -198,6 +201,12 @@ static int show(pid_t tid, const char *what)
 	if (err) {
 		fprintf(stderr, "stackinfo: %s: %s\n", what, strerror(-err));
 		return err;
+	}
+	/* the module refused and /proc answered: say so, once */
+	if (STACKINFO_LIB_ANSWERED_BY(&q) != stackinfo_backend() && !told_fallback) {
+		fprintf(stderr, "stackinfo: the module refused %s; answered by the %s backend, as far as /proc allows\n",
+			what, stackinfo_backend_name(STACKINFO_LIB_ANSWERED_BY(&q)));
+		told_fallback = true;
 	}
 	if (json)
 		print_json(&q);

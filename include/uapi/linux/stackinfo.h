@@ -20,7 +20,14 @@
 /* stackinfo_query.query_flags (in) */
 /* Do not read the thread's SP nor look up the VMA holding it. */
 #define STACKINFO_QUERY_NO_SP		(1ULL << 0)
-#define STACKINFO_QUERY_VALID_FLAGS	(STACKINFO_QUERY_NO_SP)
+/*
+ * proof_fd holds an fd of /proc/<pid>/mem (grants everything) or of
+ * /proc/<pid>/auxv (grants all but the SP) of the thread's process: the
+ * kernel ran its full ptrace check when that fd was opened. Needs a struct
+ * of at least STACKINFO_QUERY_SIZE_VER1 (STACKINFO_THREADS_SIZE_VER1).
+ */
+#define STACKINFO_QUERY_PROOF_FD	(1ULL << 1)
+#define STACKINFO_QUERY_VALID_FLAGS	(STACKINFO_QUERY_NO_SP | STACKINFO_QUERY_PROOF_FD)
 
 /* stackinfo_query.valid (out): which groups of out fields hold an answer */
 #define STACKINFO_VALID_THREAD		(1ULL << 0) /* out_tid tgid thread_flags map_count */
@@ -38,6 +45,8 @@
 #define STACKINFO_THREAD_MAIN		(1U << 0) /* the thread group leader */
 #define STACKINFO_THREAD_SELF		(1U << 1) /* the calling thread */
 #define STACKINFO_THREAD_WORKER		(1U << 2) /* kernel worker on a user mm: no user SP */
+/* Bits 24-31 are never set by the kernel: userspace libraries' own. */
+#define STACKINFO_THREAD_USER_MASK	0xff000000U
 
 /* *_vma_flags (out), as the permission column of /proc/<pid>/maps */
 #define STACKINFO_VMA_READ		(1ULL << 0)
@@ -54,8 +63,8 @@
  * the struct it knows; the kernel accepts any size from
  * STACKINFO_QUERY_SIZE_VER0 to PAGE_SIZE (a larger struct must have a
  * zeroed tail) and copies back min(size, its own size) bytes.
- * Addresses are user virtual addresses; tids are numbers in the caller's
- * pid namespace.
+ * Addresses are user virtual addresses; tids are numbers in the pid
+ * namespace of the /proc mount the fd was opened on.
  */
 struct stackinfo_query {
 	__u64 size;		/* in: sizeof(struct stackinfo_query) */
@@ -91,17 +100,24 @@ struct stackinfo_query {
 	__u64 rlim_stack_cur;	/* out: RLIMIT_STACK soft limit, bytes */
 	__u64 rlim_stack_max;	/* out: RLIMIT_STACK hard limit, bytes */
 	__u64 guard_gap;	/* out: the kernel's stack_guard_gap, bytes */
+
+	/* VER1 */
+	__s32 proof_fd;		/* in: see STACKINFO_QUERY_PROOF_FD */
+	__u32 reserved1;	/* in: must be zero */
 };
 
 #define STACKINFO_QUERY_SIZE_VER0	168	/* first published layout */
+#define STACKINFO_QUERY_SIZE_VER1	176	/* + proof_fd */
 
 /*
  * Every thread of a process in one call, for tracers. The kernel writes one
  * struct stackinfo_query per thread, entry_size bytes apart (the size of
  * the struct the caller knows; the kernel fills min(entry_size, its own)
- * and zeroes the rest of each entry), sets count to the number written,
- * and fails with E2BIG, count set to the threads there are, when the
- * array is too short. Threads that exit meanwhile are left out.
+ * and zeroes the rest of each entry) and sets count to the number written.
+ * When the array is too short it fails with ERANGE and sets count to the
+ * threads there are. Threads that exit meanwhile, or that the access
+ * policy refuses while it allows their process, are left out. On any other
+ * failure count is set to the entries written before it.
  */
 struct stackinfo_threads {
 	__u64 size;		/* in: sizeof(struct stackinfo_threads) */
@@ -110,10 +126,20 @@ struct stackinfo_threads {
 	__u32 count;		/* in: entries the array holds; out: see above */
 	__u64 entries;		/* in: user address of the array */
 	__u64 entry_size;	/* in: >= STACKINFO_QUERY_SIZE_VER0, <= PAGE_SIZE */
+
+	/* VER1 */
+	__s32 proof_fd;		/* in: see STACKINFO_QUERY_PROOF_FD */
+	__u32 reserved1;	/* in: must be zero */
 };
 
 #define STACKINFO_THREADS_SIZE_VER0	40	/* first published layout */
+#define STACKINFO_THREADS_SIZE_VER1	48	/* + proof_fd */
 
+/*
+ * The kernel matches these on type and number only: the size bits follow
+ * the struct a caller was built with, and the struct's own size field is
+ * what the kernel reads.
+ */
 #define STACKINFO_IOC_QUERY	_IOWR(STACKINFO_IOC_MAGIC, 0x01, struct stackinfo_query)
 #define STACKINFO_IOC_QUERY_THREADS \
 	_IOWR(STACKINFO_IOC_MAGIC, 0x02, struct stackinfo_threads)

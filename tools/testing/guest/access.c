@@ -1,21 +1,38 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The access policy (DESIGN.md, module/access.c), run as root in the guest:
- * self and the own thread group always; another process only with
- * CAP_SYS_PTRACE held by the caller and by the fd's opener; a same-uid
- * process without it is refused (stricter than /proc/<pid>/maps); zombies
- * and reaped tasks are -ESRCH; kernel threads -ENOENT; tids are numbers
- * of the caller's pid namespace.
+ * The access policy (module/access.c) against the kernel's own answers.
+ * For every cell (caller, target) the caller asks the module plainly and
+ * with the proof fd it can open itself (/proc/<pid>/mem, else auxv), and
+ * asks the kernel for /proc/<pid>/maps and /proc/<pid>/syscall. The cell
+ * must hold:
+ *  - with the proof: the SP exactly when the kernel gives syscall, the
+ *    stack VMAs exactly when it gives maps (mem and syscall ask ATTACH,
+ *    auxv and maps READ, all with the opener's credentials);
+ *  - plainly: everything for the own thread group and for a tracee of the
+ *    caller, nothing (EACCES) for anyone else, whatever the capabilities;
+ *  - kernel threads and zombies: refused like any other process (no proof
+ *    can name their mm); a free pid: ESRCH.
+ * On Yama kernels the matrix runs under ptrace_scope 0, 1 and 2 (3 cannot
+ * be undone: access_yama3 runs it last). Then: a proof fd passed over a
+ * unix socket, a proof of one process used for another, an exec of a
+ * setuid program after the proof was opened, a tracer and its other child,
+ * hidepid=invisible and noaccess, pid namespaces, the batch ioctl refused.
+ * Every cell is printed ("cell: ...") for README's table.
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <pthread.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sched.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -24,9 +41,96 @@
 #include "testutil.h"
 
 #define USER_UID 1000
+#define SUID_SLEEPER "/tmp/access-suid-sleeper"
+
+enum answer { A_ERR, A_VMAS, A_ALL };
+
+static const char *const answer_name[] = { "refused", "VMAs", "VMAs+SP" };
+
+static enum answer answer_of(int err, const struct stackinfo_query *q)
+{
+	if (err)
+		return A_ERR;
+	return (q->valid & STACKINFO_VALID_SP) ? A_ALL : A_VMAS;
+}
+
+enum kind { T_PROC, T_OWN, T_TRACEE, T_KTHREAD, T_ZOMBIE, T_FREE };
+
+/*
+ * One cell, in the caller's context. @hide: the caller's fd is on a /proc
+ * mount whose hidepid hides what it may not see.
+ */
+static void cell(int fd, const char *caller, const char *tname, pid_t t,
+		 enum kind kind, int hide)
+{
+	struct stackinfo_query q;
+	enum answer plain_a, proof_a;
+	int maps, sys, proof, plain, proofed, want_plain;
+	const char *proof_kind = "none";
+
+	maps = proc_readable(t, "maps");
+	sys = proc_readable(t, "syscall");
+	proof = proc_open(t, "mem");
+	if (proof >= 0) {
+		proof_kind = "mem";
+	} else {
+		proof = proc_open(t, "auxv");
+		if (proof >= 0)
+			proof_kind = "auxv";
+	}
+	plain = si_module_query_proof(fd, t, 0, -1, &q);
+	plain_a = answer_of(plain, &q);
+	proofed = si_module_query_proof(fd, t, 0, proof, &q);
+	proof_a = answer_of(proofed, &q);
+	if (!proofed)
+		CHECK(q.out_tid == (uint32_t)t, "%s -> %s: answer for tid %u", caller, tname,
+		      q.out_tid);
+	if (proof >= 0)
+		close(proof);
+
+	printf("cell: %-28s %-22s maps %-8s syscall %-8s | plain %-8s | %s proof %s\n",
+	       caller, tname, maps ? "refused" : "yes", sys ? "refused" : "yes",
+	       plain ? strerror(-plain) : answer_name[plain_a], proof_kind,
+	       proofed ? strerror(-proofed) : answer_name[proof_a]);
+
+	switch (kind) {
+	case T_OWN:
+	case T_TRACEE:
+		CHECK(plain_a == A_ALL, "%s -> %s: plain %s", caller, tname, strerror(-plain));
+		CHECK(proof_a == A_ALL, "%s -> %s: with proof %s", caller, tname,
+		      strerror(-proofed));
+		/* the kernel grants its own group and a tracer no less */
+		CHECK(!maps && !sys, "%s -> %s: the kernel refuses what we gave", caller, tname);
+		break;
+	case T_PROC:
+		want_plain = hide ? -ESRCH : -EACCES;
+		CHECK(plain == want_plain, "%s -> %s: plain %d, want %d", caller, tname, plain,
+		      want_plain);
+		CHECK((proof_a == A_ALL) == !sys, "%s -> %s: SP with proof %d, syscall %d",
+		      caller, tname, proof_a == A_ALL, sys);
+		CHECK((proof_a != A_ERR) == !maps, "%s -> %s: VMAs with proof %d, maps %d",
+		      caller, tname, proof_a != A_ERR, maps);
+		if (proof_a == A_ERR)
+			CHECK(proofed == want_plain, "%s -> %s: with proof %d", caller, tname,
+			      proofed);
+		break;
+	case T_KTHREAD:
+	case T_ZOMBIE:
+		want_plain = hide ? -ESRCH : -EACCES;
+		/* no proof names their mm (6.1 even opens their mem, with none) */
+		CHECK(plain == want_plain && proofed == want_plain,
+		      "%s -> %s: %d / %d, want %d", caller, tname, plain, proofed, want_plain);
+		break;
+	case T_FREE:
+		CHECK(plain == -ESRCH && proofed == -ESRCH, "%s -> %s: %d / %d", caller, tname,
+		      plain, proofed);
+		CHECK(maps == -ENOENT, "%s -> %s: maps %d", caller, tname, maps);
+		break;
+	}
+}
 
 /* A child that waits to be asked about; dies with its parent. */
-static pid_t spawn_sleeper(int nondumpable)
+static pid_t spawn_sleeper(uid_t uid, int nondumpable)
 {
 	int p[2];
 	pid_t pid;
@@ -37,8 +141,9 @@ static pid_t spawn_sleeper(int nondumpable)
 	pid = fork();
 	if (pid == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (nondumpable)
-			prctl(PR_SET_DUMPABLE, 0);
+		if (uid && (setresgid(uid, uid, uid) || setresuid(uid, uid, uid)))
+			_exit(1);
+		prctl(PR_SET_DUMPABLE, nondumpable ? 0 : 1);
 		if (write(p[1], &c, 1) != 1)
 			_exit(1);
 		for (;;)
@@ -51,110 +156,40 @@ static pid_t spawn_sleeper(int nondumpable)
 	return pid;
 }
 
-static int query_errno(int fd, pid_t tid)
+static void reap(pid_t pid)
 {
-	struct stackinfo_query q;
-
-	return si_module_query(fd, tid, 0, &q);
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
 }
 
 /* Run @fn in a child and count its failures as ours. */
 static void in_child(const char *what, void (*fn)(void *), void *arg)
 {
 	int status;
-	pid_t pid = fork();
+	pid_t pid;
 
+	fflush(stdout);
+	pid = fork();
 	if (pid == 0) {
 		t_failures = 0;
 		fn(arg);
+		fflush(stdout);
 		_exit(t_result());
 	}
 	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
 	      WEXITSTATUS(status) == 0, "%s: child failed", what);
 }
 
-static void drop_to_user(void)
+static void become_user(uid_t uid)
 {
-	if (setresgid(USER_UID, USER_UID, USER_UID) ||
-	    setresuid(USER_UID, USER_UID, USER_UID)) {
-		fprintf(stderr, "cannot become uid %d: %s\n", USER_UID,
-			strerror(errno));
+	if (setresgid(uid, uid, uid) || setresuid(uid, uid, uid)) {
+		fprintf(stderr, "cannot become uid %d: %s\n", (int)uid, strerror(errno));
 		_exit(1);
 	}
 	/* a uid change leaves us non-dumpable; a login shell's children are not */
 	prctl(PR_SET_DUMPABLE, 1);
-}
-
-struct targets {
-	pid_t root_proc, nondumpable;
-	int root_fd;
-};
-
-struct user_peer {
-	pthread_barrier_t b;
-	pid_t tid;
-};
-
-static void *user_peer(void *arg)
-{
-	struct user_peer *p = arg;
-
-	p->tid = t_gettid();
-	pthread_barrier_wait(&p->b);	/* asked about meanwhile */
-	pthread_barrier_wait(&p->b);
-	return NULL;
-}
-
-static void as_user(void *arg)
-{
-	const struct targets *t = arg;
-	struct stackinfo_query q;
-	pid_t sibling;
-	int fd, err;
-	char path[64];
-	FILE *f;
-
-	drop_to_user();
-	fd = si_open();
-	CHECK(fd >= 0, "user open: %s", strerror(-fd));
-	err = si_module_query(fd, 0, 0, &q);
-	CHECK(!err && (q.valid & STACKINFO_VALID_SP), "user self: %s", strerror(-err));
-	CHECK(!si_text_read(fd, &q), "user /proc/stackinfo text");
-	CHECK_EQ(query_errno(fd, 1), -EACCES);
-	CHECK_EQ(query_errno(fd, t->root_proc), -EACCES);
-	CHECK_EQ(query_errno(fd, t->nondumpable), -EACCES);
-	CHECK_EQ(query_errno(fd, 2), -ENOENT);
-
-	/* another thread of its own process: always, SP included */
-	{
-		struct user_peer p;
-		pthread_t th;
-
-		pthread_barrier_init(&p.b, NULL, 2);
-		pthread_create(&th, NULL, user_peer, &p);
-		pthread_barrier_wait(&p.b);
-		err = si_module_query(fd, p.tid, 0, &q);
-		CHECK(!err && q.out_tid == (uint32_t)p.tid && (q.valid & STACKINFO_VALID_SP_VMA),
-		      "user: its other thread: %s", strerror(-err));
-		pthread_barrier_wait(&p.b);
-		pthread_join(th, NULL);
-	}
-
-	/* same uid: maps would allow it, this module wants CAP_SYS_PTRACE */
-	sibling = spawn_sleeper(0);
-	CHECK(sibling > 0, "fork");
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)sibling);
-	f = fopen(path, "re");
-	CHECK(f, "same-uid maps should be readable: %s", strerror(errno));
-	if (f)
-		fclose(f);
-	CHECK_EQ(query_errno(fd, sibling), -EACCES);
-	kill(sibling, SIGKILL);
-	waitpid(sibling, NULL, 0);
-
-	/* an fd opened by root lends the user nothing */
-	CHECK_EQ(query_errno(t->root_fd, t->root_proc), -EACCES);
-	close(fd);
 }
 
 static int drop_effective_cap(int cap)
@@ -168,59 +203,406 @@ static int drop_effective_cap(int cap)
 	return syscall(SYS_capset, &h, d) ? -errno : 0;
 }
 
-static void root_without_ptrace_cap(void *arg)
+struct targets {
+	pid_t root_proc, user_proc, user_proc2, nondumpable, zombie, free_pid;
+	const char *caller;
+	const char *proc_dir;	/* where the caller opens stackinfo */
+	int hide;
+};
+
+static void matrix(const struct targets *t, int fd)
+{
+	cell(fd, t->caller, "itself", getpid(), T_OWN, t->hide);
+	cell(fd, t->caller, "root process", t->root_proc, T_PROC, t->hide);
+	cell(fd, t->caller, "uid-1000 process", t->user_proc, T_PROC, t->hide);
+	cell(fd, t->caller, "uid-1000 non-dumpable", t->nondumpable, T_PROC, t->hide);
+	cell(fd, t->caller, "init", 1, T_PROC, t->hide);
+	cell(fd, t->caller, "kthreadd", 2, T_KTHREAD, t->hide);
+	cell(fd, t->caller, "zombie", t->zombie, T_ZOMBIE, t->hide);
+	cell(fd, t->caller, "free pid", t->free_pid, T_FREE, t->hide);
+}
+
+static int open_stackinfo(const struct targets *t)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/stackinfo", t->proc_dir ? t->proc_dir : "/proc");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "%s: %s\n", path, strerror(errno));
+		_exit(1);
+	}
+	return fd;
+}
+
+static void as_root(void *arg)
+{
+	const struct targets *t = arg;
+	int fd = open_stackinfo(t);
+
+	matrix(t, fd);
+	close(fd);
+}
+
+static void as_root_without_cap(void *arg)
 {
 	const struct targets *t = arg;
 	int fd;
 
 	CHECK(!drop_effective_cap(CAP_SYS_PTRACE), "capset: %s", strerror(errno));
-	fd = si_open();
-	CHECK_EQ(query_errno(fd, 0), 0);
-	CHECK_EQ(query_errno(fd, t->root_proc), -EACCES);
-	CHECK_EQ(query_errno(fd, 1), -EACCES);
-	/* the fd opened with the capability does not restore it */
-	CHECK_EQ(query_errno(t->root_fd, t->root_proc), -EACCES);
+	fd = open_stackinfo(t);
+	matrix(t, fd);
 	close(fd);
 }
 
-static void opened_without_cap(void *arg)
+static void as_user(void *arg)
 {
 	const struct targets *t = arg;
 	int fd;
 
-	/* open while euid is the user's (no effective caps), then back */
-	CHECK(!setresuid(0, USER_UID, 0), "seteuid: %s", strerror(errno));
-	fd = si_open();
-	CHECK(!setresuid(0, 0, 0), "seteuid back: %s", strerror(errno));
-	CHECK(fd >= 0, "open: %s", strerror(-fd));
-	CHECK_EQ(query_errno(fd, 0), 0);
-	CHECK_EQ(query_errno(fd, t->root_proc), -EACCES);
+	become_user(USER_UID);
+	fd = open_stackinfo(t);
+	matrix(t, fd);
 	close(fd);
 }
 
 /*
- * A child in a new pid namespace sees tids in its own numbering: itself
- * as 1, nothing of the outer namespace (not even kthreadd: -ESRCH); the
- * outer namespace sees it under its outer number.
+ * A tracer (uid 1000) and its tracee (its own child): the tracer gets
+ * everything plainly; the tracer's other child, same uid, does not.
+ */
+static void tracer(void *arg)
+{
+	const struct targets *t = arg;
+	pid_t tracee, other;
+	int fd, status;
+
+	become_user(USER_UID);
+	tracee = spawn_sleeper(0, 0);
+	CHECK(tracee > 0, "fork tracee");
+	if (ptrace(PTRACE_SEIZE, tracee, 0, 0)) {
+		/* Yama's scope 2 refuses it: then there is no tracer to test */
+		printf("cell: %-28s %-22s PTRACE_SEIZE refused by the kernel: %s\n", t->caller,
+		       "its child", strerror(errno));
+		reap(tracee);
+		return;
+	}
+	fd = open_stackinfo(t);
+	cell(fd, t->caller, "its tracee", tracee, T_TRACEE, t->hide);
+	fflush(stdout);
+	other = fork();
+	if (other == 0) {
+		t_failures = 0;
+		cell(fd, "the tracer's other child", "the tracee", tracee, T_PROC, t->hide);
+		fflush(stdout);
+		_exit(t_result());
+	}
+	CHECK(other > 0 && waitpid(other, &status, 0) == other && WIFEXITED(status) &&
+	      !WEXITSTATUS(status), "the tracer's other child");
+	close(fd);
+	reap(tracee);
+}
+
+static void run_matrix(struct targets *t, const char *scope)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "root%s", scope);
+	t->caller = name;
+	in_child(name, as_root, t);
+	snprintf(name, sizeof(name), "root -CAP_SYS_PTRACE%s", scope);
+	t->caller = name;
+	in_child(name, as_root_without_cap, t);
+	snprintf(name, sizeof(name), "uid 1000%s", scope);
+	t->caller = name;
+	in_child(name, as_user, t);
+	snprintf(name, sizeof(name), "uid-1000 tracer%s", scope);
+	t->caller = name;
+	in_child(name, tracer, t);
+}
+
+/* ---- proof fds: passed on, misused, outlived by an exec ---- */
+
+static int send_fd(int sock, int fd)
+{
+	char c = 'f', buf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { &c, 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = buf, .msg_controllen = sizeof(buf),
+	};
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	return sendmsg(sock, &msg, 0) == 1 ? 0 : -errno;
+}
+
+static int recv_fd(int sock)
+{
+	char c, buf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { &c, 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = buf, .msg_controllen = sizeof(buf),
+	};
+	struct cmsghdr *cm;
+	int fd;
+
+	if (recvmsg(sock, &msg, 0) != 1)
+		return -errno;
+	cm = CMSG_FIRSTHDR(&msg);
+	if (!cm || cm->cmsg_type != SCM_RIGHTS)
+		return -EPROTO;
+	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	return fd;
+}
+
+/*
+ * root opens /proc/<root process>/mem and passes it to a uid-1000 process:
+ * the fd works for it as /proc/<pid>/mem itself does (a capability), while
+ * the kernel refuses that process the files themselves.
+ */
+static void passed_proof(const struct targets *t)
+{
+	struct stackinfo_query q;
+	int sv[2], status, mem, err;
+	pid_t child;
+
+	CHECK(!socketpair(AF_UNIX, SOCK_STREAM, 0, sv), "socketpair");
+	fflush(stdout);
+	child = fork();
+	if (child == 0) {
+		int fd, proof;
+
+		t_failures = 0;
+		close(sv[0]);
+		become_user(USER_UID);
+		fd = open_stackinfo(t);
+		proof = recv_fd(sv[1]);
+		CHECK(proof >= 0, "recv_fd: %s", strerror(-proof));
+		err = si_module_query_proof(fd, t->root_proc, 0, proof, &q);
+		printf("cell: %-28s %-22s maps %-8s syscall %-8s | plain %-8s | passed mem proof %s\n",
+		       "uid 1000 + root's mem fd", "root process",
+		       proc_readable(t->root_proc, "maps") ? "refused" : "yes",
+		       proc_readable(t->root_proc, "syscall") ? "refused" : "yes",
+		       strerror(-si_module_query_proof(fd, t->root_proc, 0, -1, &q)),
+		       err ? strerror(-err) : "VMAs+SP");
+		err = si_module_query_proof(fd, t->root_proc, 0, proof, &q);
+		CHECK(!err && (q.valid & STACKINFO_VALID_SP),
+		      "a passed mem fd: %s", strerror(-err));
+		CHECK(proc_readable(t->root_proc, "maps") == -EACCES,
+		      "the kernel should refuse uid 1000 root's maps");
+		/* and it names that process only */
+		CHECK_EQ(si_module_query_proof(fd, 1, 0, proof, &q), -EACCES);
+		fflush(stdout);
+		_exit(t_result());
+	}
+	close(sv[1]);
+	mem = proc_open(t->root_proc, "mem");
+	CHECK(mem >= 0, "root opens mem: %s", strerror(-mem));
+	CHECK(!send_fd(sv[0], mem), "send_fd");
+	close(mem);
+	CHECK(child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status) &&
+	      !WEXITSTATUS(status), "the fd passed to uid 1000");
+	close(sv[0]);
+}
+
+/*
+ * uid 1000: a proof of one process does not open another, and a proof
+ * opened before its process exec'd a setuid program names an mm that
+ * process no longer has.
+ */
+static void stale_and_foreign_proofs(void *arg)
+{
+	const struct targets *t = arg;
+	struct stackinfo_query q;
+	int fd, mem, auxv, p[2], i, err;
+	pid_t execer;
+	char c = 0, exe[64], path[64];
+
+	become_user(USER_UID);
+	fd = open_stackinfo(t);
+	mem = proc_open(t->user_proc, "mem");
+	CHECK(mem >= 0, "mem of a same-uid process: %s", strerror(-mem));
+	CHECK(!si_module_query_proof(fd, t->user_proc, 0, mem, &q), "with its own proof");
+	CHECK_EQ(si_module_query_proof(fd, t->user_proc2, 0, mem, &q), -EACCES);
+	printf("cell: %-28s %-22s proof of another process: %s\n", "uid 1000",
+	       "uid-1000 process", strerror(-si_module_query_proof(fd, t->user_proc2, 0, mem, &q)));
+	close(mem);
+
+	CHECK(!pipe(p), "pipe");
+	execer = fork();
+	if (execer == 0) {
+		close(p[1]);
+		if (read(p[0], &c, 1) != 1)
+			_exit(1);
+		execl(SUID_SLEEPER, SUID_SLEEPER, "1", (char *)NULL);
+		_exit(127);
+	}
+	close(p[0]);
+	mem = proc_open(execer, "mem");
+	auxv = proc_open(execer, "auxv");
+	CHECK(mem >= 0 && auxv >= 0, "proofs of the process before its exec");
+	CHECK(!si_module_query_proof(fd, execer, 0, mem, &q), "proof before the exec");
+	CHECK(write(p[1], &c, 1) == 1, "go");
+	close(p[1]);
+	/* wait for the exec: the link names the new program */
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)execer);
+	for (i = 0; i < 500; i++) {
+		ssize_t n = readlink(path, exe, sizeof(exe) - 1);
+
+		if (n < 0 && errno == EACCES)
+			break; /* a setuid exec: the user may no longer look */
+		if (n > 0) {
+			exe[n] = '\0';
+			if (!strcmp(exe, SUID_SLEEPER))
+				break;
+		}
+		usleep(10000);
+	}
+	usleep(100000);
+	err = si_module_query_proof(fd, execer, 0, mem, &q);
+	CHECK_EQ(err, -EACCES);
+	CHECK_EQ(si_module_query_proof(fd, execer, 0, auxv, &q), -EACCES);
+	printf("cell: %-28s %-22s maps %-8s | mem proof opened before the exec %s\n",
+	       "uid 1000", "after a setuid exec",
+	       proc_readable(execer, "maps") ? "refused" : "yes", strerror(-err));
+	CHECK(proc_readable(execer, "maps") == -EACCES, "the kernel refuses it too");
+	close(mem);
+	close(auxv);
+	kill(execer, SIGKILL);
+	waitpid(execer, NULL, 0);
+	close(fd);
+}
+
+/* ---- hidepid, pid namespaces, the batch ioctl ---- */
+
+static int threads_call(int fd, pid_t pid, struct stackinfo_threads *a,
+			struct stackinfo_query *arr, uint32_t n)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->pid = (uint32_t)pid;
+	a->count = n;
+	a->entries = (uint64_t)(uintptr_t)arr;
+	a->entry_size = sizeof(*arr);
+	return ioctl(fd, STACKINFO_IOC_QUERY_THREADS, a) ? -errno : 0;
+}
+
+/* A hidden process and a free pid: the same answer, single and batch. */
+static void hidden_like_free(int fd, pid_t hidden, pid_t free_pid, int want)
+{
+	struct stackinfo_threads a1, a2;
+	struct stackinfo_query q1, q2, arr[4];
+	int e1, e2;
+
+	e1 = si_module_query_proof(fd, hidden, 0, -1, &q1);
+	e2 = si_module_query_proof(fd, free_pid, 0, -1, &q2);
+	CHECK(e1 == want && e2 == -ESRCH, "hidden %d, free %d, want %d", e1, e2, want);
+	e1 = threads_call(fd, hidden, &a1, arr, 0);
+	e2 = threads_call(fd, free_pid, &a2, arr, 0);
+	CHECK(e1 == want && e2 == -ESRCH, "batch: hidden %d, free %d", e1, e2);
+	/* and nothing written back: not even a thread count */
+	CHECK(a1.count == 0 && a2.count == 0, "batch counts %u %u", a1.count, a2.count);
+}
+
+static void hidepid_user(void *arg)
+{
+	const struct targets *t = arg;
+	struct stackinfo_query q;
+	char path[64];
+	struct stat st;
+	int fd, auxv, err;
+
+	become_user(USER_UID);
+	fd = open_stackinfo(t);
+	snprintf(path, sizeof(path), "%s/%d", t->proc_dir, (int)t->root_proc);
+	if (t->hide) {
+		CHECK(stat(path, &st) && errno == ENOENT, "%s should be hidden", path);
+		hidden_like_free(fd, t->root_proc, t->free_pid, -ESRCH);
+		hidden_like_free(fd, 1, t->free_pid, -ESRCH);
+	} else {
+		CHECK(!stat(path, &st), "%s should be visible", path);
+		hidden_like_free(fd, t->root_proc, t->free_pid, -EACCES);
+	}
+	/* its own process, and a same-uid one through a proof */
+	CHECK(!si_module_query_proof(fd, 0, 0, -1, &q), "itself");
+	auxv = proc_open(t->user_proc, "auxv");
+	err = si_module_query_proof(fd, t->user_proc, 0, auxv, &q);
+	CHECK(!err, "same uid with an auxv proof: %s", strerror(-err));
+	close(auxv);
+	printf("cell: %-28s %-22s hidden: %s, free pid: %s\n", t->caller, "root process",
+	       strerror(-si_module_query_proof(fd, t->root_proc, 0, -1, &q)),
+	       strerror(-si_module_query_proof(fd, t->free_pid, 0, -1, &q)));
+	close(fd);
+}
+
+static void hidepid(struct targets *t)
+{
+	static const struct {
+		const char *opt, *caller;
+		int hide;
+	} mounts[] = {
+		{ "hidepid=invisible", "uid 1000, hidepid=invisible", 1 },
+		{ "hidepid=noaccess", "uid 1000, hidepid=noaccess", 0 },
+	};
+	const char *dir = "/tmp/access-proc";
+	unsigned int i;
+
+	mkdir(dir, 0755);
+	for (i = 0; i < sizeof(mounts) / sizeof(mounts[0]); i++) {
+		if (mount("proc", dir, "proc", 0, mounts[i].opt)) {
+			CHECK(0, "mount proc -o %s: %s", mounts[i].opt, strerror(errno));
+			continue;
+		}
+		t->proc_dir = dir;
+		t->hide = mounts[i].hide;
+		t->caller = mounts[i].caller;
+		in_child(mounts[i].caller, hidepid_user, t);
+		umount(dir);
+	}
+	t->proc_dir = NULL;
+	t->hide = 0;
+	rmdir(dir);
+}
+
+/*
+ * The /proc mount the fd came from decides the pid namespace: a process in
+ * a new pid namespace with its own /proc mount is tid 1 there and sees
+ * nothing outside; through an fd of the outer /proc it has its outer
+ * number.
  */
 static void pid_namespace(void *arg)
 {
 	const struct targets *t = arg;
 	struct stackinfo_query q;
-	int p[2], status;
+	int p[2], status, outer, outer_dir, proof;
 	pid_t child;
-	char c;
+	char c, name[32];
 
-	CHECK(!unshare(CLONE_NEWPID), "unshare(CLONE_NEWPID): %s", strerror(errno));
+	outer = si_open();
+	outer_dir = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	CHECK(outer >= 0 && outer_dir >= 0, "open the outer /proc");
+	CHECK(!unshare(CLONE_NEWPID), "unshare: %s", strerror(errno));
 	CHECK(!pipe(p), "pipe");
 	child = fork();
 	if (child == 0) {
-		int fd = si_open(), bad = 0;
+		int fd, bad = 0;
 
+		if (unshare(CLONE_NEWNS) ||
+		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+		    mount("proc", "/proc", "proc", 0, NULL))
+			_exit(2);
+		fd = si_open();
 		bad |= si_module_query(fd, 0, 0, &q) || q.out_tid != 1 || q.tgid != 1;
 		bad |= si_module_query(fd, 1, 0, &q) || q.out_tid != 1;
 		bad |= si_module_query(fd, t->root_proc, 0, &q) != -ESRCH;
 		bad |= si_module_query(fd, 2, 0, &q) != -ESRCH;
+		/* through the outer mount: its outer number */
+		bad |= si_module_query(outer, 0, 0, &q) || q.out_tid == 1;
 		c = bad ? 'x' : 'k';
 		if (write(p[1], &c, 1) != 1)
 			_exit(1);
@@ -229,13 +611,21 @@ static void pid_namespace(void *arg)
 	}
 	CHECK(child > 0, "fork into the new namespace");
 	CHECK(read(p[0], &c, 1) == 1 && c == 'k', "inside the new pid namespace");
-	CHECK(!si_module_query(t->root_fd, child, 0, &q) && q.out_tid == (uint32_t)child &&
-	      q.tgid == (uint32_t)child, "the child from outside: tid %u", q.out_tid);
+	/* from outside, another process: a proof from the outer /proc */
+	snprintf(name, sizeof(name), "%d/mem", (int)child);
+	proof = openat(outer_dir, name, O_RDONLY | O_CLOEXEC);
+	CHECK(proof >= 0, "%s: %s", name, strerror(errno));
+	CHECK(!si_module_query_proof(outer, child, 0, proof, &q) && q.out_tid == (uint32_t)child,
+	      "the child from outside: tid %u", q.out_tid);
+	CHECK_EQ(si_module_query_proof(outer, child, 0, -1, &q), -EACCES);
+	close(proof);
 	kill(child, SIGKILL);
 	waitpid(child, &status, 0);
+	close(outer);
+	close(outer_dir);
 }
 
-static char zombie_state(pid_t pid)
+static char proc_state(pid_t pid)
 {
 	char path[64], buf[512], *p;
 	FILE *f;
@@ -252,58 +642,102 @@ static char zombie_state(pid_t pid)
 	return p && p[1] == ' ' ? p[2] : 0;
 }
 
-int main(void)
+static int yama_scope(void)
 {
-	struct targets t;
-	struct stackinfo_query q;
-	pid_t zombie;
-	int err, i;
+	FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "re");
+	int v = -1;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+static int set_yama_scope(int v)
+{
+	FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "we");
+	int ok;
+
+	if (!f)
+		return -errno;
+	ok = fprintf(f, "%d\n", v) > 0;
+	return fclose(f) == 0 && ok ? 0 : -EPERM;
+}
+
+/* A setuid-root copy of thread-sleeper, for the exec case. */
+static int make_suid_sleeper(void)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "cp /usr/bin/thread-sleeper %s && chmod 4755 %s",
+		 SUID_SLEEPER, SUID_SLEEPER);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(int argc, char **argv)
+{
+	struct targets t = { 0 };
+	int yama3 = argc > 1 && !strcmp(argv[1], "--yama3");
+	int scope, i;
 
 	if (getuid() != 0) {
 		fprintf(stderr, "needs root\n");
 		return T_SKIP;
 	}
-	t.root_fd = si_open();
-	if (t.root_fd < 0) {
-		fprintf(stderr, "%s: %s\n", STACKINFO_PROC_PATH, strerror(-t.root_fd));
-		return 1;
-	}
-	t.root_proc = spawn_sleeper(0);
-	t.nondumpable = spawn_sleeper(1);
-	CHECK(t.root_proc > 0 && t.nondumpable > 0, "fork");
-
-	/* root with CAP_SYS_PTRACE sees other processes, SP included */
-	err = si_module_query(t.root_fd, t.root_proc, 0, &q);
-	CHECK(!err, "root -> root process: %s", strerror(-err));
-	CHECK_EQ(q.out_tid, t.root_proc);
-	CHECK_EQ(q.tgid, t.root_proc);
-	CHECK(q.valid & STACKINFO_VALID_SP_VMA, "root -> other: no SP");
-	CHECK(q.sp >= q.main_vma_start && q.sp < q.main_vma_end, "other's SP off its stack");
-	err = si_module_query(t.root_fd, t.nondumpable, 0, &q);
-	CHECK(!err, "root -> non-dumpable: %s", strerror(-err));
-	err = si_module_query(t.root_fd, 1, 0, &q);
-	CHECK(!err, "root -> init: %s", strerror(-err));
-
-	in_child("uid 1000", as_user, &t);
-	in_child("root without CAP_SYS_PTRACE", root_without_ptrace_cap, &t);
-	in_child("fd opened without the capability", opened_without_cap, &t);
-	in_child("another pid namespace", pid_namespace, &t);
-
-	/* a zombie has no mm; a reaped pid is gone */
-	zombie = fork();
-	if (zombie == 0)
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	t.root_proc = spawn_sleeper(0, 0);
+	t.user_proc = spawn_sleeper(USER_UID, 0);
+	t.user_proc2 = spawn_sleeper(USER_UID, 0);
+	t.nondumpable = spawn_sleeper(USER_UID, 1);
+	t.zombie = fork();
+	if (t.zombie == 0)
 		_exit(0);
-	for (i = 0; i < 1000 && zombie_state(zombie) != 'Z'; i++)
+	CHECK(t.root_proc > 0 && t.user_proc > 0 && t.user_proc2 > 0 && t.nondumpable > 0 &&
+	      t.zombie > 0, "fork");
+	for (i = 0; i < 1000 && proc_state(t.zombie) != 'Z'; i++)
 		usleep(1000);
-	CHECK_EQ(zombie_state(zombie), 'Z');
-	CHECK_EQ(query_errno(t.root_fd, zombie), -ESRCH);
-	waitpid(zombie, NULL, 0);
-	CHECK_EQ(query_errno(t.root_fd, zombie), -ESRCH);
+	CHECK_EQ(proc_state(t.zombie), 'Z');
+	/* a pid nothing has: just below the zombie's, searched downwards */
+	for (t.free_pid = t.zombie + 1000; t.free_pid > 300; t.free_pid--)
+		if (kill(t.free_pid, 0) && errno == ESRCH)
+			break;
 
-	kill(t.root_proc, SIGKILL);
-	kill(t.nondumpable, SIGKILL);
-	waitpid(t.root_proc, NULL, 0);
-	waitpid(t.nondumpable, NULL, 0);
-	close(t.root_fd);
+	scope = yama_scope();
+	if (yama3) {
+		/* the last test of a guest: 3 cannot be undone */
+		if (scope < 0) {
+			fprintf(stderr, "no Yama in this kernel\n");
+			return T_SKIP;
+		}
+		CHECK(!set_yama_scope(3), "ptrace_scope 3");
+		run_matrix(&t, ", Yama scope 3");
+	} else if (scope < 0) {
+		run_matrix(&t, "");
+	} else {
+		char name[32];
+
+		for (i = 0; i <= 2; i++) {
+			CHECK(!set_yama_scope(i), "ptrace_scope %d", i);
+			snprintf(name, sizeof(name), ", Yama scope %d", i);
+			run_matrix(&t, name);
+		}
+		set_yama_scope(scope);
+	}
+	if (!yama3) {
+		CHECK(!make_suid_sleeper(), "setuid copy of thread-sleeper");
+		passed_proof(&t);
+		in_child("stale and foreign proofs", stale_and_foreign_proofs, &t);
+		hidepid(&t);
+		in_child("another pid namespace", pid_namespace, &t);
+		unlink(SUID_SLEEPER);
+	}
+
+	reap(t.root_proc);
+	reap(t.user_proc);
+	reap(t.user_proc2);
+	reap(t.nondumpable);
+	waitpid(t.zombie, NULL, 0);
 	return t_result();
 }

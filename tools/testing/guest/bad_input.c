@@ -123,8 +123,24 @@ int main(void)
 	q.tid = UINT32_MAX;
 	expect("tid -1", STACKINFO_IOC_QUERY, &q, sizeof(q), ESRCH);
 	fill(&q, sizeof(q));
-	q.tid = 2;	/* kthreadd */
-	expect("kernel thread", STACKINFO_IOC_QUERY, &q, sizeof(q), ENOENT);
+	q.tid = 2;	/* kthreadd: to a caller without rights, any process */
+	expect("kernel thread", STACKINFO_IOC_QUERY, &q, sizeof(q), EACCES);
+
+	/* proof fds */
+	fill(&q, sizeof(q));
+	q.query_flags = STACKINFO_QUERY_PROOF_FD;
+	q.proof_fd = -1;
+	expect("proof fd -1", STACKINFO_IOC_QUERY, &q, sizeof(q), EBADF);
+	q.proof_fd = 1000;
+	expect("proof fd not open", STACKINFO_IOC_QUERY, &q, sizeof(q), EBADF);
+	q.proof_fd = fd;
+	expect("proof fd not a proof", STACKINFO_IOC_QUERY, &q, sizeof(q), EINVAL);
+	fill(&q, STACKINFO_QUERY_SIZE_VER0);
+	q.query_flags = STACKINFO_QUERY_PROOF_FD;
+	expect("proof flag in a VER0 struct", STACKINFO_IOC_QUERY, &q, sizeof(q), EINVAL);
+	fill(&q, sizeof(q));
+	q.reserved1 = 1;
+	expect("reserved1", STACKINFO_IOC_QUERY, &q, sizeof(q), EINVAL);
 
 	/* pointers */
 	expect("NULL", STACKINFO_IOC_QUERY, NULL, 0, EFAULT);
@@ -152,8 +168,26 @@ int main(void)
 	fill(&q, sizeof(q));
 	expect("unknown nr", _IOWR(STACKINFO_IOC_MAGIC, 0x7f, struct stackinfo_query),
 	       &q, sizeof(q), ENOTTY);
-	expect("other size", _IOWR(STACKINFO_IOC_MAGIC, 0x01, uint64_t), &q,
-	       sizeof(q), ENOTTY);
+	/*
+	 * the size bits are the caller's header's: a command built with any
+	 * size reaches the handler, which reads the struct's own size (an
+	 * older binary's VER0 command, a newer one's larger struct)
+	 */
+	{
+		static const unsigned long cmds[] = {
+			_IOWR(STACKINFO_IOC_MAGIC, 0x01, char[STACKINFO_QUERY_SIZE_VER0]),
+			_IOWR(STACKINFO_IOC_MAGIC, 0x01, char[STACKINFO_QUERY_SIZE_VER1 + 64]),
+			_IOWR(STACKINFO_IOC_MAGIC, 0x01, uint64_t),
+		};
+		unsigned int i;
+
+		for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+			fill(&q, sizeof(q));
+			err = ioctl(fd, cmds[i], &q) ? -errno : 0;
+			CHECK(!err && q.out_tid == (uint32_t)t_gettid(),
+			      "command %#lx: %s", cmds[i], strerror(-err));
+		}
+	}
 	expect("_IOR", _IOR(STACKINFO_IOC_MAGIC, 0x01, struct stackinfo_query), &q,
 	       sizeof(q), ENOTTY);
 	expect("other magic", _IOWR('f', 0x01, struct stackinfo_query), &q,

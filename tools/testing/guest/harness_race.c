@@ -19,6 +19,7 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "testutil.h"
@@ -53,6 +54,13 @@ static int consistent(const struct stackinfo_query *q)
 	return 1;
 }
 
+static volatile int victim_is_process;
+
+/*
+ * Ask about the victim over and over. Another process needs a proof,
+ * opened here each time: after its exec (a new mm) or as a zombie (none)
+ * the module refuses it, EACCES; once reaped it is gone, ESRCH.
+ */
 static void *query_victims(void *arg)
 {
 	long *bad = arg;
@@ -60,11 +68,17 @@ static void *query_victims(void *arg)
 	while (!stop) {
 		struct stackinfo_query q;
 		pid_t v = victim;
-		int err;
+		int err, proof = -1;
 
 		if (!v)
 			continue;
-		err = si_module_query(fd, v, 0, &q);
+		if (victim_is_process)
+			proof = proc_open(v, "mem");
+		err = si_module_query_proof(fd, v, 0, proof, &q);
+		if (proof >= 0)
+			close(proof);
+		if (victim_is_process && err == -EACCES)
+			err = -ESRCH;
 		if ((err && err != -ESRCH) ||
 		    (!err && (q.out_tid != (uint32_t)v || !consistent(&q)))) {
 			if ((*bad)++ < 3)
@@ -112,6 +126,7 @@ static void race_exec_and_zombies(void)
 	int n = 0;
 
 	stop = 0;
+	victim_is_process = 1;
 	pthread_create(&q, NULL, query_victims, &bad);
 	while (n < 300 && now() < end) {
 		pid_t pid = fork();
@@ -128,6 +143,7 @@ static void race_exec_and_zombies(void)
 	}
 	stop = 1;
 	pthread_join(q, NULL);
+	victim_is_process = 0;
 	CHECK(!bad, "exec/exit/zombies: %ld bad answers", bad);
 	fprintf(stderr, "exec/exit/zombies: %d processes queried\n", n);
 }
@@ -232,6 +248,71 @@ static void race_churn(void)
 		churn_queries, rounds);
 }
 
+/*
+ * RLIMIT_STACK's two values change together (setrlimit() writes both under
+ * the group leader's task_lock): a query never sees one pair's soft limit
+ * with another's hard limit. One thread flips between two pairs, another
+ * asks about it.
+ */
+static const struct rlimit rl_pairs[2] = {
+	{ 8UL << 20, 64UL << 20 },
+	{ 2UL << 20, 512UL << 20 },
+};
+
+static volatile pid_t flipper_tid;
+
+static void *flip_rlimit(void *arg)
+{
+	int i = 0;
+
+	(void)arg;
+	flipper_tid = t_gettid();
+	while (!stop)
+		setrlimit(RLIMIT_STACK, &rl_pairs[i++ & 1]);
+	return NULL;
+}
+
+static void race_rlimit_pair(void)
+{
+	struct rlimit saved;
+	pthread_t flipper;
+	long bad = 0, n = 0;
+	double end = now() + 2;
+
+	if (getrlimit(RLIMIT_STACK, &saved) || saved.rlim_max != RLIM_INFINITY) {
+		fprintf(stderr, "rlimit pairs: skipped (hard limit not raisable)\n");
+		return;
+	}
+	stop = 0;
+	flipper_tid = 0;
+	pthread_create(&flipper, NULL, flip_rlimit, NULL);
+	while (!flipper_tid)
+		usleep(100);
+	while (now() < end) {
+		struct stackinfo_query q;
+		/* the flipper (another task) and ourselves, in turn */
+		int err = si_module_query(fd, n & 1 ? flipper_tid : 0, STACKINFO_QUERY_NO_SP,
+					  &q);
+		int ok = 0, i;
+
+		for (i = 0; i < 2; i++)
+			ok |= q.rlim_stack_cur == rl_pairs[i].rlim_cur &&
+			      q.rlim_stack_max == rl_pairs[i].rlim_max;
+		if (err || !ok) {
+			if (bad++ < 3)
+				fprintf(stderr, "rlimit pair: err %d cur %llu max %llu\n", err,
+					(unsigned long long)q.rlim_stack_cur,
+					(unsigned long long)q.rlim_stack_max);
+		}
+		n++;
+	}
+	stop = 1;
+	pthread_join(flipper, NULL);
+	setrlimit(RLIMIT_STACK, &saved);
+	CHECK(!bad, "rlimit pairs: %ld torn or failed of %ld", bad, n);
+	fprintf(stderr, "rlimit pairs: %ld queries against a flipping setrlimit\n", n);
+}
+
 /* --hammer: until the module goes away, then only ENOTTY. */
 static long hammer_bad, hammer_gone, hammer_ok;
 
@@ -281,5 +362,6 @@ int main(int argc, char **argv)
 	race_exec_and_zombies();
 	race_neighbours();
 	race_churn();
+	race_rlimit_pair();
 	return t_result();
 }

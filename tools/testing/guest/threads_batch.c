@@ -19,6 +19,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "testutil.h"
@@ -35,18 +36,99 @@ static void *peer(void *arg)
 	return NULL;
 }
 
-static int batch(pid_t pid, void *entries, uint32_t *count, uint64_t entry_size,
-		 uint64_t flags)
+static int batch_proof(pid_t pid, void *entries, uint32_t *count,
+		       uint64_t entry_size, uint64_t flags, int proof)
 {
 	struct stackinfo_threads a = {
 		.size = sizeof(a), .query_flags = flags, .pid = pid,
 		.count = *count, .entries = (uintptr_t)entries,
 		.entry_size = entry_size,
 	};
-	int ret = ioctl(fd, STACKINFO_IOC_QUERY_THREADS, &a);
+	int ret;
 
+	if (proof >= 0) {
+		a.query_flags |= STACKINFO_QUERY_PROOF_FD;
+		a.proof_fd = proof;
+	}
+	ret = ioctl(fd, STACKINFO_IOC_QUERY_THREADS, &a);
 	*count = a.count;
 	return ret ? -errno : 0;
+}
+
+static int batch(pid_t pid, void *entries, uint32_t *count, uint64_t entry_size,
+		 uint64_t flags)
+{
+	return batch_proof(pid, entries, count, entry_size, flags, -1);
+}
+
+/* Threads born and dying all the time, until killed. */
+static void *churn_thread(void *arg)
+{
+	(void)arg;
+	return NULL;
+}
+
+static void churn_process(void)
+{
+	pthread_t t[8];
+	int i;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	for (;;) {
+		for (i = 0; i < 8; i++)
+			pthread_create(&t[i], NULL, churn_thread, NULL);
+		for (i = 0; i < 8; i++)
+			pthread_join(t[i], NULL);
+	}
+}
+
+/*
+ * A process whose threads come and go, listed over and over: every entry
+ * is one of its threads, never one with tid 0 and never the caller (an
+ * exiting thread's pid is detached before it leaves the thread list; its
+ * number read as 0 once meant "the caller").
+ */
+static void churned(void)
+{
+	enum { N = 64 };
+	struct stackinfo_query *qs = calloc(N, sizeof(*qs));
+	pid_t child = fork(), me = t_gettid();
+	int proof, rounds = 0, entries = 0, bad = 0, err;
+	struct timespec t0, t;
+	uint32_t count, i;
+
+	if (child == 0)
+		churn_process();
+	CHECK(child > 0, "fork");
+	proof = proc_open(child, "mem");
+	CHECK(proof >= 0, "proof: %s", strerror(-proof));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		count = N;
+		err = batch_proof(child, qs, &count, sizeof(*qs), 0, proof);
+		if (err) {
+			bad++;
+			fprintf(stderr, "round %d: %s\n", rounds, strerror(-err));
+		}
+		for (i = 0; !err && i < count; i++) {
+			entries++;
+			if (qs[i].tgid != (uint32_t)child || !qs[i].out_tid ||
+			    qs[i].out_tid == (uint32_t)me ||
+			    (qs[i].thread_flags & STACKINFO_THREAD_SELF)) {
+				if (bad++ < 5)
+					fprintf(stderr, "entry: tid %u tgid %u flags %#x\n",
+						qs[i].out_tid, qs[i].tgid, qs[i].thread_flags);
+			}
+		}
+		rounds++;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while (t.tv_sec - t0.tv_sec < 3);
+	printf("churn: %d batch calls, %d entries, %d bad\n", rounds, entries, bad);
+	CHECK(!bad, "%d bad batch answers", bad);
+	close(proof);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	free(qs);
 }
 
 static int task_count(pid_t pid)
@@ -92,11 +174,16 @@ static void as_user(pid_t root_child)
 	uint32_t count = 8;
 	unsigned char buf[8 * sizeof(struct stackinfo_query)];
 
+	int err;
+
 	if (setresgid(1000, 1000, 1000) || setresuid(1000, 1000, 1000))
 		_exit(1);
-	CHECK_EQ(batch(root_child, buf, &count, sizeof(struct stackinfo_query), 0), -EACCES);
+	err = batch(root_child, buf, &count, sizeof(struct stackinfo_query), 0);
+	CHECK_EQ(err, -EACCES);
+	CHECK_EQ(count, 8);	/* not even the thread count */
 	count = 8;
-	CHECK_EQ(batch(0, buf, &count, sizeof(struct stackinfo_query), 0), 0);
+	err = batch(0, buf, &count, sizeof(struct stackinfo_query), 0);
+	CHECK_EQ(err, 0);
 	CHECK_EQ(count, 1);
 	_exit(t_result());
 }
@@ -109,7 +196,7 @@ int main(void)
 	pthread_t th[PEERS];
 	uint32_t count;
 	pid_t child;
-	int i, status;
+	int i, status, err;
 
 	fd = si_open();
 	if (fd < 0)
@@ -119,14 +206,16 @@ int main(void)
 		pthread_create(&th[i], NULL, peer, NULL);
 	buf = calloc(16, 2 * qs);
 
-	/* too short: E2BIG and the count needed, nothing written */
+	/* too short: ERANGE and the count needed, nothing written */
 	count = 2;
 	memset(buf, 0xa5, 2 * qs);
-	CHECK_EQ(batch(0, buf, &count, qs, 0), -E2BIG);
+	err = batch(0, buf, &count, qs, 0);
+	CHECK_EQ(err, -ERANGE);
 	CHECK_EQ(count, PEERS + 1);
-	CHECK(buf[0] == 0xa5 && buf[2 * qs - 1] == 0xa5, "written on E2BIG");
+	CHECK(buf[0] == 0xa5 && buf[2 * qs - 1] == 0xa5, "written on ERANGE");
 	count = 0;
-	CHECK_EQ(batch(0, NULL, &count, qs, 0), -E2BIG);
+	err = batch(0, NULL, &count, qs, 0);
+	CHECK_EQ(err, -ERANGE);
 	CHECK_EQ(count, PEERS + 1);
 
 	/* enough: one entry per thread, equal to single queries */
@@ -158,7 +247,26 @@ int main(void)
 	CHECK_EQ(batch(0, buf, &count, page + 8, 0), -EINVAL);
 	CHECK_EQ(batch(0, buf, &count, qs, 1ULL << 40), -EINVAL);
 	CHECK_EQ(batch(0x7ffffff0, buf, &count, qs, 0), -ESRCH);
-	CHECK_EQ(batch(2, buf, &count, qs, 0), -ENOENT);	/* kthreadd */
+	/* kthreadd: refused before anything, like any process we may not see */
+	CHECK_EQ(batch(2, buf, &count, qs, 0), -EACCES);
+	{
+		struct stackinfo_threads a = {
+			.size = sizeof(a), .query_flags = STACKINFO_QUERY_PROOF_FD,
+			.count = 16, .entries = (uintptr_t)buf, .entry_size = qs,
+			.proof_fd = -1,
+		};
+
+		CHECK(ioctl(fd, STACKINFO_IOC_QUERY_THREADS, &a) == -1 && errno == EBADF,
+		      "proof fd -1: %s", strerror(errno));
+		a.proof_fd = fd;	/* open, but not a proof */
+		CHECK(ioctl(fd, STACKINFO_IOC_QUERY_THREADS, &a) == -1 && errno == EINVAL,
+		      "not a proof: %s", strerror(errno));
+		a.proof_fd = 0;
+		a.query_flags = 0;
+		a.reserved1 = 1;
+		CHECK(ioctl(fd, STACKINFO_IOC_QUERY_THREADS, &a) == -1 && errno == EINVAL,
+		      "reserved1: %s", strerror(errno));
+	}
 	CHECK_EQ(batch(0, (void *)0xffff888000000000UL, &count, qs, 0), -EFAULT);
 	two = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	munmap(two + page, page);
@@ -186,10 +294,20 @@ int main(void)
 			as_user(child);
 		CHECK(waitpid(u, &status, 0) == u && WIFEXITED(status) &&
 		      !WEXITSTATUS(status), "as user 1000");
+		int proof = proc_open(child, "auxv");
+
+		/* root too needs the kernel's word: a proof */
 		count = 16;
-		CHECK_EQ(batch(child, buf, &count, qs, 0), 0);	/* root may */
+		CHECK_EQ(batch(child, buf, &count, qs, 0), -EACCES);
+		count = 16;
+		err = batch_proof(child, buf, &count, qs, 0, proof);
+		CHECK_EQ(err, 0);
 		CHECK_EQ(count, 1);
+		CHECK(!(((struct stackinfo_query *)buf)->valid & STACKINFO_VALID_SP),
+		      "an auxv proof gave the SP");
+		close(proof);
 	}
+	churned();
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);
 

@@ -10,6 +10,14 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$top/dkms.conf")
 src=/usr/src/stackinfo-$ver
 fail=0
+# DKMS and /usr/src are the machine's: one test at a time (deb_packages.sh
+# takes the same lock); never under an installed stackinfo-dkms package
+exec 8>/run/lock/stackinfo-dkms.lock
+flock -w 600 8 || { echo "FAIL: DKMS lock busy for 10 minutes"; exit 1; }
+if dpkg-query -W -f='${db:Status-Status}' stackinfo-dkms 2>/dev/null | grep -qv '^not-installed$'; then
+	echo "SKIP: the stackinfo-dkms package is installed; this test would remove its DKMS entry"
+	exit 77
+fi
 cleanup() {
 	dkms remove -m stackinfo -v "$ver" --all >/dev/null 2>&1
 	rm -rf "$src"

@@ -159,6 +159,29 @@ int si_open(void)
 	return fd < 0 ? -errno : fd;
 }
 
+int proc_open(pid_t pid, const char *file)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+int proc_readable(pid_t pid, const char *file)
+{
+	char buf[256];
+	int fd = proc_open(pid, file), err = 0;
+
+	if (fd < 0)
+		return fd;
+	if (read(fd, buf, sizeof(buf)) < 0)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
 /* Keys of /proc/stackinfo, in their fixed order. */
 enum si_key {
 	K_TID, K_TGID, K_MAIN, K_MAP_COUNT, K_START_STACK, K_MAIN_VMA,

@@ -68,6 +68,11 @@ void vma_flags_perms(uint64_t flags, char out[5]);
 
 int si_open(void);
 /* STACKINFO_IOC_QUERY for @tid is libstackinfo's si_module_query(). */
+/* ... with a proof fd: libstackinfo's si_module_query_proof(). */
+/* Open /proc/<pid>/<file> read-only: the fd or -errno. */
+int proc_open(pid_t pid, const char *file);
+/* Can /proc/<pid>/<file> be opened and read? 0 or -errno (the kernel's). */
+int proc_readable(pid_t pid, const char *file);
 
 /*
  * /proc/stackinfo's text parsed back into a query's out fields (valid bits
