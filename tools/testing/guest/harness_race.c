@@ -266,6 +266,8 @@ static void *flip_rlimit(void *arg)
 	int i = 0;
 
 	(void)arg;
+	/* one of the pairs is in place before anyone asks */
+	setrlimit(RLIMIT_STACK, &rl_pairs[i++ & 1]);
 	flipper_tid = t_gettid();
 	while (!stop)
 		setrlimit(RLIMIT_STACK, &rl_pairs[i++ & 1]);
