@@ -801,6 +801,49 @@ static void ratios_threads(int n, int have_locked)
 	fflush(stdout);
 }
 
+/*
+ * Where the self query's time goes: the floors and the query, one round
+ * each in turn, n times; each against getppid within its own turn. The
+ * ioctl on /dev/null is any device node's cost, what a misc device for
+ * the ioctl could at best bring the rejected ioctl (procfs's) down to.
+ */
+static void ratios_floors(int n, int have_locked)
+{
+	static const char *const keys_in_turn[] = {
+		"null", "ioctl_devnull", "ioctl_reject", "ioctl_self",
+		"ioctl_self_locked",
+	};
+	const struct ratio_method *rm[5] = { NULL };
+	double us[5][64], x[5][64];
+	size_t i, j, k = sizeof(keys_in_turn) / sizeof(keys_in_turn[0]);
+	int r;
+
+	for (i = 0; i < k; i++)
+		for (j = 0; j < sizeof(ratio_methods) / sizeof(ratio_methods[0]); j++)
+			if (!strcmp(ratio_methods[j].key, keys_in_turn[i]))
+				rm[i] = &ratio_methods[j];
+	if (!have_locked)
+		k--;
+	for (r = 0; r < n; r++)
+		for (i = 0; i < k; i++) {
+			/* rotate the order each turn, so drift favours none */
+			size_t m = (i + r) % k;
+
+			us[m][r] = ratio_round(rm[m]);
+		}
+	printf("\nWhere the self query's time goes: one round of each in turn, medians of %d turns\n", n);
+	printf("  %-26s %10s %14s\n", "method", "µs/call", "x getppid");
+	for (i = 0; i < k; i++) {
+		for (r = 0; r < n; r++)
+			x[i][r] = us[i][r] / us[0][r];
+		printf("  %-26s %10.2f %14.2f\n", rm[i]->name, median(us[i], n),
+		       median(x[i], n));
+		printf("RATIO,floors,%s,%.4f,%.4f\n", rm[i]->key, median(us[i], n),
+		       median(x[i], n));
+	}
+	fflush(stdout);
+}
+
 static void run_ratios(int n)
 {
 	int have_locked = lockfree_on();
@@ -814,6 +857,7 @@ static void run_ratios(int n)
 			     "off or not in this module (the ioctl takes mmap_lock)",
 	       q.map_count);
 	printf("RATIO,lockfree,%d\n", have_locked);
+	ratios_floors(n, have_locked);
 	ratios_churn(n, have_locked);
 	ratios_threads(n, have_locked);
 }
