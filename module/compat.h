@@ -8,7 +8,7 @@
 #define _STACKINFO_COMPAT_H
 
 #include <linux/lockdep.h>
-#include <linux/mm_types.h>
+#include <linux/mm.h>
 #include <linux/mmap_lock.h>
 #include <linux/sched.h>
 #include <linux/seqlock.h>

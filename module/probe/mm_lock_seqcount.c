@@ -4,7 +4,7 @@
  * It became one within 6.12.y; before, it was an int bumped only at
  * unlock, useless to a reader. Needs CONFIG_PER_VMA_LOCK.
  */
-#include <linux/mm_types.h>
+#include <linux/mm.h>
 #include <linux/seqlock.h>
 
 unsigned int stackinfo_probe(struct mm_struct *mm);
