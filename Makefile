@@ -60,13 +60,13 @@ TESTUTIL := tools/testing/lib/testutil.c tools/testing/lib/testutil.h
 GUEST_SRCS := $(wildcard tools/testing/guest/*.c)
 GUEST_TESTS := $(patsubst tools/testing/guest/%.c,$(B)/guest/tests/%,$(GUEST_SRCS)) \
 	$(patsubst tools/testing/guest/%.sh,$(B)/guest/tests/%,$(wildcard tools/testing/guest/*.sh)) \
-	$(B)/guest/tests/lib_parity_san
+	$(B)/guest/tests/lib_parity_san $(B)/guest/tests/lib_initial_san
 HOST_SRCS := $(wildcard tools/testing/host/*.c)
 HOST_TESTS := $(patsubst tools/testing/host/%.c,$(B)/host/%,$(HOST_SRCS)) \
 	$(patsubst tools/testing/host/%.c,$(B)/host/%_san,$(filter tools/testing/host/lib_%,$(HOST_SRCS))) \
 	$(patsubst tools/testing/host/%.sh,$(B)/host/%,$(wildcard tools/testing/host/*.sh))
 BINS := $(B)/bin/stackinfo $(B)/bin/stackinfo-demo $(B)/bin/getattr-print \
-	$(B)/bin/thread-sleeper $(B)/bin/stackinfo-bench
+	$(B)/bin/thread-sleeper $(B)/bin/stackinfo-bench $(B)/bin/startup-time
 GUEST_FILES := $(B)/guest/run-tests $(B)/guest/splat-patterns
 
 .PHONY: all module tools check demo bench deps clean help prune install uninstall \

@@ -43,7 +43,7 @@ STACKINFO_IMPORT_NS_KUNIT();
 #define SZ PAGE_SIZE
 #define MAP_TEST (MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE)
 
-#if STACKINFO_HAVE_KUNIT_VM_MMAP
+#ifdef STACKINFO_HAVE_KUNIT_VM_MMAP
 static unsigned long case_vm_mmap(struct kunit *test, unsigned long addr,
 				  unsigned long len, unsigned long prot,
 				  unsigned long flags)
@@ -85,9 +85,10 @@ static int case_proc_started(struct subprocess_info *info, struct cred *new)
 
 static int case_proc_init(struct kunit_resource *res, void *context)
 {
-	static char *argv[] = { "/bin/busybox", "sleep", "3600", NULL };
-	static char *envp[] = { "PATH=/bin", NULL };
+	char busybox[] = "/bin/busybox", sleep[] = "sleep", secs[] = "3600";
+	char path[] = "PATH=/bin";
 	struct case_proc *p = kzalloc(sizeof(*p), GFP_KERNEL);
+	char *argv[4], *envp[2];
 	struct subprocess_info *info;
 	struct mm_struct *mm;
 	int err;
@@ -95,6 +96,12 @@ static int case_proc_init(struct kunit_resource *res, void *context)
 	if (!p)
 		return -ENOMEM;
 	res->data = p;
+	argv[0] = busybox;
+	argv[1] = sleep;
+	argv[2] = secs;
+	argv[3] = NULL;
+	envp[0] = path;
+	envp[1] = NULL;
 	info = call_usermodehelper_setup(argv[0], argv, envp, GFP_KERNEL,
 					 case_proc_started, NULL, p);
 	err = info ? call_usermodehelper_exec(info, UMH_WAIT_EXEC) : -ENOMEM;
@@ -260,8 +267,13 @@ static void vma_at_adjacent_edges(struct kunit *test)
 static void vma_at_impossible_addresses(struct kunit *test)
 {
 	static const unsigned long addrs[] = {
-		0, 1, PAGE_SIZE - 1, 0x0000800000000000UL,
-		0x00ff000000000000UL, 0xffff800000000000UL, ULONG_MAX - 7,
+		0,
+		1,
+		PAGE_SIZE - 1,
+		0x0000800000000000UL,
+		0x00ff000000000000UL,
+		0xffff800000000000UL,
+		ULONG_MAX - 7,
 	};
 	struct stackinfo_vma v;
 	unsigned int i;
@@ -416,7 +428,8 @@ static void vma_at_thousands(struct kunit *test)
 		if (page)
 			KUNIT_EXPECT_EQ(test, v.prev_end, BASE + page * SZ);
 		else
-			KUNIT_EXPECT_TRUE(test, !v.has_prev || v.prev_end <= BASE);
+			KUNIT_EXPECT_TRUE(test,
+					  !v.has_prev || v.prev_end <= BASE);
 	}
 	KUNIT_EXPECT_EQ(test, vma_at(test, BASE + MANY_VMAS * SZ, &v), -ENOENT);
 }
@@ -596,19 +609,14 @@ static void abi_proof_flag_needs_ver1(struct kunit *test)
 static void abi_proof_fd_not_open(struct kunit *test)
 {
 	void __user *u = ubuf_query(test, STACKINFO_QUERY_SIZE_VER1);
+	size_t flags_at = offsetof(struct stackinfo_query, query_flags);
+	size_t fd_at = offsetof(struct stackinfo_query, proof_fd);
 	u64 flags = STACKINFO_QUERY_PROOF_FD;
 	s32 fd = -1;
 
-	KUNIT_ASSERT_EQ(test,
-			copy_to_user(u + offsetof(struct stackinfo_query,
-						  query_flags),
-				     &flags, sizeof(flags)),
+	KUNIT_ASSERT_EQ(test, copy_to_user(u + flags_at, &flags, sizeof(flags)),
 			0UL);
-	KUNIT_ASSERT_EQ(test,
-			copy_to_user(u + offsetof(struct stackinfo_query,
-						  proof_fd),
-				     &fd, sizeof(fd)),
-			0UL);
+	KUNIT_ASSERT_EQ(test, copy_to_user(u + fd_at, &fd, sizeof(fd)), 0UL);
 	expect_ioctl_fails(test, u, -EBADF);
 }
 
@@ -993,7 +1001,8 @@ static const struct gap_case gap_cases[] = {
 	{ "stack_guard_gap", 256 },
 	{ "stack_guard_gap=+5", 256 },
 	{ "  stack_guard_gap=2  ", 2 },
-	{ "stack_guard_gap=18446744073709551617", 1 }, /* wraps, as the kernel's */
+	{ "stack_guard_gap=18446744073709551617",
+	  1 }, /* wraps, as the kernel's */
 	{ "init=/bin/sh -- stack_guard_gap=3", 256 },
 };
 
@@ -1063,8 +1072,7 @@ static void drop_ptrace_cap(struct kunit *test, struct access_ctx *a)
 }
 
 /* @path (a /proc/1/ file) as @a's proof: what stackinfo_caller_get() does. */
-static int set_proof(struct kunit *test, struct access_ctx *a,
-		     const char *path)
+static int set_proof(struct kunit *test, struct access_ctx *a, const char *path)
 {
 	struct file *f = filp_open(path, O_RDONLY, 0);
 
@@ -1194,7 +1202,9 @@ static void access_proof_auxv(struct kunit *test)
 static void access_proof_other_files(struct kunit *test)
 {
 	static const char *const paths[] = {
-		"/proc/1/maps", "/proc/1/environ", "/proc/1/status",
+		"/proc/1/maps",
+		"/proc/1/environ",
+		"/proc/1/status",
 		"/proc/stackinfo",
 	};
 	struct access_ctx a;
@@ -1202,8 +1212,8 @@ static void access_proof_other_files(struct kunit *test)
 
 	access_setup(test, &a);
 	for (i = 0; i < ARRAY_SIZE(paths); i++)
-		KUNIT_EXPECT_EQ_MSG(test, set_proof(test, &a, paths[i]), -EINVAL,
-				    "%s", paths[i]);
+		KUNIT_EXPECT_EQ_MSG(test, set_proof(test, &a, paths[i]),
+				    -EINVAL, "%s", paths[i]);
 	KUNIT_EXPECT_NULL(test, a.c.proof);
 	access_teardown(&a);
 }
@@ -1261,6 +1271,7 @@ static void lockfree_matches_locked(struct kunit *test)
 	struct stackinfo_look fast, slow;
 	unsigned long sp, addrs[5];
 	unsigned int i;
+	int err;
 
 	skip_unless_lockfree(test);
 	sp = map_stack_layout(test);
@@ -1275,9 +1286,8 @@ static void lockfree_matches_locked(struct kunit *test)
 		KUNIT_ASSERT_TRUE(test,
 				  stackinfo_look_lockless(mm, addrs[i], true,
 							  &fast, NULL));
-		KUNIT_ASSERT_EQ(
-			test, stackinfo_look_locked(mm, addrs[i], true, &slow),
-			0);
+		err = stackinfo_look_locked(mm, addrs[i], true, &slow);
+		KUNIT_ASSERT_EQ(test, err, 0);
 		KUNIT_EXPECT_MEMEQ(test, &fast, &slow, sizeof(fast));
 	}
 	/* and it is the right answer, not only the same one */

@@ -58,8 +58,9 @@ VISIBLE_IF_KUNIT bool stackinfo_allow_cap_sys_ptrace;
 EXPORT_SYMBOL_IF_KUNIT(stackinfo_allow_cap_sys_ptrace);
 module_param_named(allow_cap_sys_ptrace, stackinfo_allow_cap_sys_ptrace, bool,
 		   0644);
-MODULE_PARM_DESC(allow_cap_sys_ptrace,
-		 "Grant callers with CAP_SYS_PTRACE in the initial user namespace everything, bypassing LSMs and Yama (default: off)");
+#define STACKINFO_CAP_DESC \
+	"CAP_SYS_PTRACE alone grants all, bypassing LSMs and Yama (default 0)"
+MODULE_PARM_DESC(allow_cap_sys_ptrace, STACKINFO_CAP_DESC);
 
 static const struct file_operations *stackinfo_mem_fops;
 static const struct file_operations *stackinfo_auxv_fops;
@@ -182,8 +183,7 @@ static bool stackinfo_cap_sys_ptrace(const struct stackinfo_caller *c)
 	if (!READ_ONCE(stackinfo_allow_cap_sys_ptrace))
 		return false;
 	/* an fd passed to another process lends it no privilege */
-	if (c->file &&
-	    !file_ns_capable(c->file, &init_user_ns, CAP_SYS_PTRACE))
+	if (c->file && !file_ns_capable(c->file, &init_user_ns, CAP_SYS_PTRACE))
 		return false;
 	return capable(CAP_SYS_PTRACE);
 }

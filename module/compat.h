@@ -12,7 +12,6 @@
 #include <linux/mmap_lock.h>
 #include <linux/sched.h>
 #include <linux/seqlock.h>
-#include <linux/version.h>
 
 /* PF_USER_WORKER (6.4+) marks kernel workers cloned from user threads. */
 #ifndef PF_USER_WORKER
@@ -88,8 +87,11 @@ static inline bool stackinfo_mm_seq_retry(struct mm_struct *mm,
 }
 #endif
 
-/* MODULE_IMPORT_NS() takes a bare name before 6.13 and a string since. */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+/*
+ * MODULE_IMPORT_NS() takes a bare name before 6.13 and a string since
+ * (Kbuild probes module.h).
+ */
+#ifdef STACKINFO_IMPORT_NS_STRING
 #define STACKINFO_IMPORT_NS_KUNIT() \
 	MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING")
 #else
@@ -98,12 +100,11 @@ static inline bool stackinfo_mm_seq_retry(struct mm_struct *mm,
 #endif
 
 /*
- * kunit_vm_mmap() (6.10+) gives a KUnit case's kthread a fresh mm. Before
- * it, and with mm_alloc() not exported, the suite borrows the mm of a
- * user process it starts itself (kunit/stackinfo_kunit.c).
+ * kunit_vm_mmap() (6.10+; Kbuild probes kunit/test.h for it,
+ * STACKINFO_HAVE_KUNIT_VM_MMAP) gives a KUnit case's kthread a fresh mm.
+ * Without it, and with mm_alloc() not exported, the suite borrows the mm of
+ * a user process it starts itself (kunit/stackinfo_kunit.c).
  */
-#define STACKINFO_HAVE_KUNIT_VM_MMAP \
-	(LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0))
 
 /* KUnit helpers 6.1 lacks (the suite includes <kunit/test.h> first). */
 #ifdef _KUNIT_TEST_H

@@ -16,6 +16,7 @@
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/task.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
@@ -25,15 +26,16 @@
 #include "stackinfo.h"
 
 /* The longest command line read; bootconfig can add to the boot loader's. */
-#define STACKINFO_CMDLINE_MAX (1UL << 20)
+#define STACKINFO_CMDLINE_MAX SZ_1M
 
 unsigned long stackinfo_guard_gap;
 bool stackinfo_guard_gap_known;
 
 static long stack_guard_gap_pages = -1;
 module_param_named(stack_guard_gap, stack_guard_gap_pages, long, 0444);
-MODULE_PARM_DESC(stack_guard_gap,
-		 "The kernel's stack_guard_gap in pages, if the boot command line does not say it (default: read /proc/cmdline)");
+#define STACKINFO_GAP_DESC \
+	"The kernel's stack_guard_gap in pages (default: from /proc/cmdline)"
+MODULE_PARM_DESC(stack_guard_gap, STACKINFO_GAP_DESC);
 
 /*
  * lockfree: Y while queries try the lock-free look first; it cannot be
@@ -104,7 +106,7 @@ static bool stackinfo_param_is(const char *param, const char *name)
 
 /*
  * stack_guard_gap is not exported. mm/mmap.c starts it at 256 pages, and
- * its __setup("stack_guard_gap=") handler replaces it with the value when
+ * its boot parameter handler replaces it with the value when
  * simple_strtoul() reads all of it (so "" gives 0, and digits that
  * overflow wrap); the last one given wins. Boot parameters are split as
  * next_arg() splits them (quotes removed), names match with '-' and '_'

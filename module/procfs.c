@@ -69,6 +69,7 @@ VISIBLE_IF_KUNIT int stackinfo_ioctl_query(const struct file *file,
 {
 	struct stackinfo_caller c;
 	struct stackinfo_query q;
+	bool proof;
 	u64 usize;
 	int err;
 
@@ -83,9 +84,8 @@ VISIBLE_IF_KUNIT int stackinfo_ioctl_query(const struct file *file,
 	if (q.reserved || q.reserved1)
 		return -EINVAL;
 
-	err = stackinfo_caller_get(&c, file,
-				   q.query_flags & STACKINFO_QUERY_PROOF_FD,
-				   q.proof_fd);
+	proof = q.query_flags & STACKINFO_QUERY_PROOF_FD;
+	err = stackinfo_caller_get(&c, file, proof, q.proof_fd);
 	if (err)
 		return err;
 	err = stackinfo_query(&c, &q);
@@ -126,8 +126,7 @@ static int stackinfo_collect(const struct stackinfo_caller *c,
 		if (*nr > count)
 			return -ERANGE;
 		cap = min_t(u32, count, *nr + STACKINFO_THREADS_SLACK);
-		tasks = kvmalloc_array(cap, sizeof(*tasks),
-				       GFP_KERNEL_ACCOUNT);
+		tasks = kvmalloc_array(cap, sizeof(*tasks), GFP_KERNEL_ACCOUNT);
 		if (!tasks)
 			return -ENOMEM;
 		err = stackinfo_threads_get(c, leader, tasks, cap, nr);
@@ -164,6 +163,7 @@ stackinfo_ioctl_threads(const struct file *file,
 	struct stackinfo_query q;
 	u32 nr = 0, i, written = 0;
 	size_t copy;
+	bool proof;
 	u64 usize;
 	int err;
 
@@ -184,9 +184,8 @@ stackinfo_ioctl_threads(const struct file *file,
 	    !access_ok(u64_to_user_ptr(a.entries), (u64)a.count * a.entry_size))
 		return -EFAULT;
 
-	err = stackinfo_caller_get(&c, file,
-				   a.query_flags & STACKINFO_QUERY_PROOF_FD,
-				   a.proof_fd);
+	proof = a.query_flags & STACKINFO_QUERY_PROOF_FD;
+	err = stackinfo_caller_get(&c, file, proof, a.proof_fd);
 	if (err)
 		return err;
 	if (a.pid) {

@@ -380,12 +380,12 @@ int stackinfo_query_task(const struct stackinfo_caller *c,
 	struct stackinfo_target t;
 	struct rlimit rlim;
 	pid_t tid, tgid;
+	bool want_sp;
 	int err;
 
 	*q = in;
-	err = stackinfo_target_get(c, task,
-				   !(in.query_flags & STACKINFO_QUERY_NO_SP),
-				   &t);
+	want_sp = !(in.query_flags & STACKINFO_QUERY_NO_SP);
+	err = stackinfo_target_get(c, task, want_sp, &t);
 	if (err)
 		return err;
 	/* numbers in the mount's namespace; 0 once the thread is reaped */

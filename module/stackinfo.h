@@ -5,12 +5,12 @@
 #ifndef _STACKINFO_INTERNAL_H
 #define _STACKINFO_INTERNAL_H
 
+#include <linux/fs.h>
 #include <linux/kconfig.h>
 #include <linux/types.h>
 #include <uapi/linux/stackinfo.h>
 
 struct file;
-struct file_operations;
 struct mm_struct;
 struct pid_namespace;
 struct seq_file;

@@ -6,6 +6,7 @@
 #ifndef LIBSTACKINFO_INTERNAL_H
 #define LIBSTACKINFO_INTERNAL_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -61,5 +62,15 @@ int si_procmap_covering(int fd, uint64_t addr, bool or_next,
 /* lib.c: the chosen backend and its fds */
 int si_query(pid_t tid, uint64_t flags, struct stackinfo_query *q);
 int si_current_backend(void);
+
+/* stackinfo_pthread_getattr_np(), saying who answered (for statistics) */
+enum si_answer {
+	SI_ANSWER_OTHER,	/* not glibc's initial thread: glibc */
+	SI_ANSWER_MAIN_GLIBC,	/* the initial thread, glibc (first calls, fallback) */
+	SI_ANSWER_MAIN_LIBRARY,	/* the initial thread, the library */
+	SI_ANSWERS
+};
+int si_pthread_getattr_np(pthread_t thread, pthread_attr_t *attr,
+			  enum si_answer *how);
 
 #endif /* LIBSTACKINFO_INTERNAL_H */

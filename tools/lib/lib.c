@@ -20,12 +20,27 @@
 
 extern void *__libc_stack_end;
 
+/* how far below __libc_stack_end start-up constructors run, at most */
+#define SI_INIT_WINDOW	(1ULL << 20)
+
 static pthread_mutex_t si_lock = PTHREAD_MUTEX_INITIALIZER;
 static int si_backend;		/* 0 until chosen; published with release */
 static int si_module_fd = -1;
 static int si_maps_fd = -1;
+/*
+ * glibc's initial thread: the one thread whose stack glibc takes from
+ * /proc/self/maps (its struct pthread has no stack block; every thread
+ * pthread_create() made has one, with the struct inside it). Fixed from
+ * exec to exit, and kept across fork(): a child forked by a worker thread
+ * is that worker, stack block and all, so it has no initial thread even
+ * though the kernel makes it the group leader. Published with release.
+ */
 static pthread_t si_main_thread;
 static bool si_main_known;
+/* the check of the initial thread's answer against glibc's: see below */
+enum { SI_PROBE_FIRST, SI_PROBE_CHECK, SI_PROBE_OURS, SI_PROBE_GLIBC };
+static int si_probe;
+static size_t si_probe_guard;
 /*
  * The proof (/proc/<pid>/mem, else auxv) last opened for another process,
  * under si_lock: a tracer asks about one process many times. A proof that
@@ -50,21 +65,54 @@ SI_EXPORT const char *stackinfo_backend_name(int backend)
 
 static void si_atfork_child(void)
 {
-	/* the only thread of the child is its main thread */
-	si_main_thread = pthread_self();
-	si_main_known = true;
+	/*
+	 * The initial thread stays what it was: the child of a fork from the
+	 * initial thread is it, the child of a fork from a worker is not.
+	 */
 	if (si_maps_fd >= 0) {
 		close(si_maps_fd);
 		si_maps_fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
 	}
 }
 
+/*
+ * Is the calling thread glibc's initial thread, judged from the stack it
+ * runs on, [lo, hi) holding __libc_stack_end? Only a group leader can be;
+ * it runs there, and its struct pthread (pthread_self()) is not there (the
+ * dynamic linker allocated it). A thread of pthread_create()'s that runs
+ * on that stack (a stack carved from it, given by pthread_attr_setstack())
+ * has its struct pthread there too. A thread running elsewhere (coroutine,
+ * sigaltstack) is not recognised: glibc answers for it.
+ */
+static bool si_self_initial(uint64_t lo, uint64_t hi)
+{
+	uint64_t sp = (uintptr_t)__builtin_frame_address(0);
+	uint64_t self = (uintptr_t)pthread_self();
+
+	return sp >= lo && sp < hi && !(self >= lo && self < hi) &&
+	       gettid() == getpid();
+}
+
+static void si_set_main(void)
+{
+	si_main_thread = pthread_self();
+	__atomic_store_n(&si_main_known, true, __ATOMIC_RELEASE);
+}
+
 __attribute__((constructor)) static void si_init(void)
 {
-	if (gettid() == getpid()) {
-		si_main_thread = pthread_self();
-		si_main_known = true;
-	}
+	uint64_t lse = (uintptr_t)__libc_stack_end;
+	const char *check = secure_getenv("STACKINFO_CHECK");
+
+	/*
+	 * Loaded with the program (LD_PRELOAD, DT_NEEDED), constructors run
+	 * on the initial thread a few frames below __libc_stack_end. dlopen()
+	 * from elsewhere leaves it unknown until that thread asks (below).
+	 */
+	if (si_self_initial(lse > SI_INIT_WINDOW ? lse - SI_INIT_WINDOW : 0, lse + 1))
+		si_set_main();
+	if (check && !strcmp(check, "first"))
+		si_probe = SI_PROBE_CHECK;
 	pthread_atfork(NULL, NULL, si_atfork_child);
 }
 
@@ -298,20 +346,15 @@ static int si_main_stack_from(const struct stackinfo_query *q, uint64_t lse,
 	return 0;
 }
 
-static bool si_is_main(pthread_t th)
+/* The main stack as glibc computes it, and the VMA holding it. */
+static int si_main_stack(uint64_t *lo, uint64_t *size, uint64_t *vma_lo,
+			 uint64_t *vma_hi)
 {
-	if (si_main_known)
-		return pthread_equal(th, si_main_thread);
-	/* loaded by another thread: ask the kernel */
-	return pthread_equal(th, pthread_self()) && gettid() == getpid();
-}
-
-SI_EXPORT int stackinfo_main_stack(void **stackaddr, size_t *stacksize)
-{
-	uint64_t lse = (uintptr_t)__libc_stack_end, lo, size, s, e, f;
+	uint64_t lse = (uintptr_t)__libc_stack_end, s, e, f;
 	bool procmap = si_current_backend() == STACKINFO_BACKEND_PROCMAP_QUERY;
 	/* tid 0, the caller, is the module's cheapest question */
-	pid_t main_tid = si_is_main(pthread_self()) ? 0 : getpid();
+	pid_t main_tid = __atomic_load_n(&si_main_known, __ATOMIC_ACQUIRE) &&
+			 pthread_equal(pthread_self(), si_main_thread) ? 0 : getpid();
 	struct stackinfo_query q;
 	int err;
 
@@ -323,22 +366,53 @@ SI_EXPORT int stackinfo_main_stack(void **stackaddr, size_t *stacksize)
 	err = si_query(main_tid, STACKINFO_QUERY_NO_SP |
 		       (procmap ? SI_QUERY_NO_MAIN_PREV : 0), &q);
 	if (!err)
-		err = si_main_stack_from(&q, lse, &lo, &size);
+		err = si_main_stack_from(&q, lse, lo, size);
 	if (!err && procmap) {
-		err = si_procmap_covering(si_maps_fd, lo, true, &s, &e, &f);
+		err = si_procmap_covering(si_maps_fd, *lo, true, &s, &e, &f);
 		if (err == -ENOENT || (!err && s >= q.main_vma_start)) {
 			err = 0;
 		} else if (!err) {
 			err = si_query(main_tid, STACKINFO_QUERY_NO_SP, &q);
 			if (!err)
-				err = si_main_stack_from(&q, lse, &lo, &size);
+				err = si_main_stack_from(&q, lse, lo, size);
 		}
 	}
+	if (err)
+		return err;
+	*vma_lo = q.main_vma_start;
+	*vma_hi = q.main_vma_end;
+	return 0;
+}
+
+SI_EXPORT int stackinfo_main_stack(void **stackaddr, size_t *stacksize)
+{
+	uint64_t lo, size, vlo, vhi;
+	int err = si_main_stack(&lo, &size, &vlo, &vhi);
+
 	if (err)
 		return err;
 	*stackaddr = (void *)(uintptr_t)lo;
 	*stacksize = size;
 	return 0;
+}
+
+/*
+ * Is @th glibc's initial thread? Known from the constructor when the
+ * library came with the program; otherwise learnt when that thread asks
+ * about itself. Until then, every call goes to glibc.
+ */
+static bool si_is_main(pthread_t th)
+{
+	uint64_t lo, size, vlo, vhi;
+
+	if (__atomic_load_n(&si_main_known, __ATOMIC_ACQUIRE))
+		return pthread_equal(th, si_main_thread);
+	if (!pthread_equal(th, pthread_self()) || gettid() != getpid())
+		return false;
+	if (si_main_stack(&lo, &size, &vlo, &vhi) || !si_self_initial(vlo, vhi))
+		return false;
+	si_set_main();
+	return true;
 }
 
 typedef int (*si_getattr_fn)(pthread_t, pthread_attr_t *);
@@ -357,34 +431,38 @@ static si_getattr_fn si_glibc_getattr(void)
 }
 
 /*
- * The main thread's guard size as glibc reports it, learnt from glibc
- * once; and whether our stack matched glibc's then. A mismatch (a layout
- * this library does not understand) sends every later call to glibc.
+ * glibc's answer is the reference, asked lazily. The initial thread's
+ * first call goes to glibc unchanged: a program that asks once (most do,
+ * at start-up) pays what it paid without the library, not glibc's maps
+ * parse plus a query. The second call asks glibc too and checks the
+ * library's answer, computed just before and just after, against it (a
+ * layout that changed in between is no mismatch), learning glibc's guard
+ * size; if they agree the library answers that call and every later one
+ * alone. A mismatch (a layout this library does not understand) sends
+ * every later call to glibc. STACKINFO_CHECK=first checks at the first
+ * call instead (its cost is then a maps parse more than glibc's alone).
  */
-static int si_main_probe(size_t *guard)
+
+static int si_main_check(si_getattr_fn glibc, pthread_t th, pthread_attr_t *attr)
 {
-	static int state;	/* 0 unknown, 1 fast, -1 use glibc */
-	static size_t probed_guard;
-	int s = __atomic_load_n(&state, __ATOMIC_ACQUIRE);
-	si_getattr_fn glibc = si_glibc_getattr();
+	int before, ret, verdict = SI_PROBE_GLIBC, want = SI_PROBE_CHECK;
+	void *a, *ga;
+	size_t s, gs, guard;
 
-	if (!s && glibc && si_main_known) {
-		pthread_attr_t attr;
-		void *ga, *oa;
-		size_t gs, os;
-
-		s = -1;
-		if (!glibc(si_main_thread, &attr)) {
-			pthread_attr_getguardsize(&attr, &probed_guard);
-			pthread_attr_getstack(&attr, &ga, &gs);
-			pthread_attr_destroy(&attr);
-			if (!stackinfo_main_stack(&oa, &os) && oa == ga && os == gs)
-				s = 1;
-		}
-		__atomic_store_n(&state, s, __ATOMIC_RELEASE);
-	}
-	*guard = probed_guard;
-	return s;
+	before = stackinfo_main_stack(&a, &s);
+	ret = glibc(th, attr);
+	if (ret)
+		return ret;	/* glibc could not tell (no fd?): check next time */
+	pthread_attr_getstack(attr, &ga, &gs);
+	pthread_attr_getguardsize(attr, &guard);
+	if ((!before && a == ga && s == gs) ||
+	    (!stackinfo_main_stack(&a, &s) && a == ga && s == gs))
+		verdict = SI_PROBE_OURS;
+	/* racing checkers store the same value */
+	__atomic_store_n(&si_probe_guard, guard, __ATOMIC_RELAXED);
+	__atomic_compare_exchange_n(&si_probe, &want, verdict, false,
+				    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+	return 0;
 }
 
 /* glibc's other main-thread attributes, through the public API. */
@@ -425,24 +503,53 @@ static int si_fill_attr(pthread_t th, pthread_attr_t *attr, void *addr,
 	return ret;
 }
 
-SI_EXPORT int stackinfo_pthread_getattr_np(pthread_t thread, pthread_attr_t *attr)
+int si_pthread_getattr_np(pthread_t thread, pthread_attr_t *attr,
+			  enum si_answer *how)
 {
 	si_getattr_fn glibc = si_glibc_getattr();
-	size_t guard, size;
+	int probe, first = SI_PROBE_FIRST, ret;
+	size_t size;
 	void *addr;
-	int ret;
 
-	if (!si_is_main(thread) || si_main_probe(&guard) != 1 ||
-	    stackinfo_main_stack(&addr, &size) || size < (size_t)PTHREAD_STACK_MIN)
-		return glibc ? glibc(thread, attr) : ENOSYS;
+	*how = SI_ANSWER_OTHER;
+	if (!glibc)
+		return ENOSYS;
+	if (!si_is_main(thread))
+		return glibc(thread, attr);
+	*how = SI_ANSWER_MAIN_GLIBC;
+	probe = __atomic_load_n(&si_probe, __ATOMIC_ACQUIRE);
+	if (probe == SI_PROBE_FIRST &&
+	    __atomic_compare_exchange_n(&si_probe, &first, SI_PROBE_CHECK, false,
+					__ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		return glibc(thread, attr);
+	if (probe == SI_PROBE_FIRST || probe == SI_PROBE_CHECK) {
+		ret = si_main_check(glibc, thread, attr);
+		if (ret || __atomic_load_n(&si_probe, __ATOMIC_ACQUIRE) != SI_PROBE_OURS)
+			return ret;
+		/* checked: the library answers from this call on */
+		pthread_attr_destroy(attr);
+	} else if (probe != SI_PROBE_OURS) {
+		return glibc(thread, attr);
+	}
+	if (stackinfo_main_stack(&addr, &size) || size < (size_t)PTHREAD_STACK_MIN)
+		return glibc(thread, attr);
 	ret = pthread_attr_init(attr);
 	if (ret)
 		return ret;
-	ret = si_fill_attr(thread, attr, addr, size, guard);
+	ret = si_fill_attr(thread, attr, addr, size,
+			   __atomic_load_n(&si_probe_guard, __ATOMIC_RELAXED));
 	if (ret) {
 		/* whatever glibc would say, then */
 		pthread_attr_destroy(attr);
-		return glibc ? glibc(thread, attr) : ret;
+		return glibc(thread, attr);
 	}
+	*how = SI_ANSWER_MAIN_LIBRARY;
 	return 0;
+}
+
+SI_EXPORT int stackinfo_pthread_getattr_np(pthread_t thread, pthread_attr_t *attr)
+{
+	enum si_answer how;
+
+	return si_pthread_getattr_np(thread, attr, &how);
 }

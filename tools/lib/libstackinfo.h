@@ -74,7 +74,10 @@ int stackinfo_main_stack(void **stackaddr, size_t *stacksize);
 /*
  * A drop-in for pthread_getattr_np(): the main thread's attributes are
  * built from stackinfo_main_stack() and are identical to glibc's (stack
- * address, size and guard size); any other thread goes to glibc. Like
+ * address, size and guard size); any other thread goes to glibc. "Main"
+ * is glibc's initial thread, as glibc decides it: not the only thread of
+ * a child that a worker thread fork()ed (glibc gives it that worker's
+ * stack), though the kernel calls it the group leader. Like
  * pthread_getattr_np() it returns 0 or a positive error number.
  */
 int stackinfo_pthread_getattr_np(pthread_t thread, pthread_attr_t *attr);

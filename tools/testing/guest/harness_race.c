@@ -19,6 +19,7 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "testutil.h"
@@ -247,6 +248,71 @@ static void race_churn(void)
 		churn_queries, rounds);
 }
 
+/*
+ * RLIMIT_STACK's two values change together (setrlimit() writes both under
+ * the group leader's task_lock): a query never sees one pair's soft limit
+ * with another's hard limit. One thread flips between two pairs, another
+ * asks about it.
+ */
+static const struct rlimit rl_pairs[2] = {
+	{ 8UL << 20, 64UL << 20 },
+	{ 2UL << 20, 512UL << 20 },
+};
+
+static volatile pid_t flipper_tid;
+
+static void *flip_rlimit(void *arg)
+{
+	int i = 0;
+
+	(void)arg;
+	flipper_tid = t_gettid();
+	while (!stop)
+		setrlimit(RLIMIT_STACK, &rl_pairs[i++ & 1]);
+	return NULL;
+}
+
+static void race_rlimit_pair(void)
+{
+	struct rlimit saved;
+	pthread_t flipper;
+	long bad = 0, n = 0;
+	double end = now() + 2;
+
+	if (getrlimit(RLIMIT_STACK, &saved) || saved.rlim_max != RLIM_INFINITY) {
+		fprintf(stderr, "rlimit pairs: skipped (hard limit not raisable)\n");
+		return;
+	}
+	stop = 0;
+	flipper_tid = 0;
+	pthread_create(&flipper, NULL, flip_rlimit, NULL);
+	while (!flipper_tid)
+		usleep(100);
+	while (now() < end) {
+		struct stackinfo_query q;
+		/* the flipper (another task) and ourselves, in turn */
+		int err = si_module_query(fd, n & 1 ? flipper_tid : 0, STACKINFO_QUERY_NO_SP,
+					  &q);
+		int ok = 0, i;
+
+		for (i = 0; i < 2; i++)
+			ok |= q.rlim_stack_cur == rl_pairs[i].rlim_cur &&
+			      q.rlim_stack_max == rl_pairs[i].rlim_max;
+		if (err || !ok) {
+			if (bad++ < 3)
+				fprintf(stderr, "rlimit pair: err %d cur %llu max %llu\n", err,
+					(unsigned long long)q.rlim_stack_cur,
+					(unsigned long long)q.rlim_stack_max);
+		}
+		n++;
+	}
+	stop = 1;
+	pthread_join(flipper, NULL);
+	setrlimit(RLIMIT_STACK, &saved);
+	CHECK(!bad, "rlimit pairs: %ld torn or failed of %ld", bad, n);
+	fprintf(stderr, "rlimit pairs: %ld queries against a flipping setrlimit\n", n);
+}
+
 /* --hammer: until the module goes away, then only ENOTTY. */
 static long hammer_bad, hammer_gone, hammer_ok;
 
@@ -296,5 +362,6 @@ int main(int argc, char **argv)
 	race_exec_and_zombies();
 	race_neighbours();
 	race_churn();
+	race_rlimit_pair();
 	return t_result();
 }

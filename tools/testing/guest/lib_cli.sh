@@ -68,6 +68,20 @@ check "unknown backend: exit 2" [ "$(rc_of stackinfo --backend nope)" = 2 ]
 check "no permission: exit 3" [ "$(rc_of su user -c "stackinfo -p $sleeper")" = 3 ]
 check "no permission: says so" grep -q 'Permission denied' /tmp/cli.err
 
+# an ordinary user on its own process: answered, SP included, by the
+# module through the proof the command opens itself (Yama scope 0 here)
+su user -c 'thread-sleeper 2 >/tmp/usleeper.out' &
+i=0
+while ! grep -qs ready /tmp/usleeper.out && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+usleeper=$(sed -n 's/^ready //p' /tmp/usleeper.out)
+check "user, own process: exit 0" [ "$(rc_of su user -c "stackinfo -p $usleeper --json")" = 0 ]
+check "user, own process: three threads" [ "$(grep -c '"tid"' /tmp/cli.out)" = 3 ]
+if [ $module = 1 ]; then
+	check "user, own process: by the module" [ "$(grep -c '"backend": "module"' /tmp/cli.out)" -ge 4 ]
+	check "user, own process: SPs" [ "$(grep -o '"sp": "0x' /tmp/cli.out | wc -l)" = 3 ]
+fi
+kill "$usleeper" 2>/dev/null
+
 kill $sleeper
 wait $sleeper 2>/dev/null
 exit $fail

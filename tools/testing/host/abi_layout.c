@@ -43,8 +43,13 @@ int main(void)
 	FIELD(rlim_stack_cur, 144, 8);
 	FIELD(rlim_stack_max, 152, 8);
 	FIELD(guard_gap, 160, 8);
-	CHECK_EQ(sizeof(struct stackinfo_query), STACKINFO_QUERY_SIZE_VER0);
+	FIELD(proof_fd, 168, 4);
+	FIELD(reserved1, 172, 4);
+	CHECK_EQ(sizeof(struct stackinfo_query), STACKINFO_QUERY_SIZE_VER1);
 	CHECK_EQ(STACKINFO_QUERY_SIZE_VER0, 168);
+	CHECK_EQ(STACKINFO_QUERY_SIZE_VER1, 176);
+	/* VER1 only appended: VER0's fields did not move */
+	CHECK_EQ(offsetof(struct stackinfo_query, proof_fd), STACKINFO_QUERY_SIZE_VER0);
 	/* the same layout on every ABI: no padding the compiler could vary */
 	CHECK_EQ(_Alignof(struct stackinfo_query), 8);
 
@@ -54,15 +59,24 @@ int main(void)
 	CHECK_EQ(offsetof(struct stackinfo_threads, count), 20);
 	CHECK_EQ(offsetof(struct stackinfo_threads, entries), 24);
 	CHECK_EQ(offsetof(struct stackinfo_threads, entry_size), 32);
-	CHECK_EQ(sizeof(struct stackinfo_threads), STACKINFO_THREADS_SIZE_VER0);
+	CHECK_EQ(offsetof(struct stackinfo_threads, proof_fd), 40);
+	CHECK_EQ(offsetof(struct stackinfo_threads, reserved1), 44);
+	CHECK_EQ(sizeof(struct stackinfo_threads), STACKINFO_THREADS_SIZE_VER1);
 	CHECK_EQ(STACKINFO_THREADS_SIZE_VER0, 40);
+	CHECK_EQ(STACKINFO_THREADS_SIZE_VER1, 48);
 
-	/* _IOWR(0xB9, 0x01, 168 bytes), _IOWR(0xB9, 0x02, 40 bytes) */
-	CHECK_EQ(STACKINFO_IOC_QUERY, 0xc0a8b901UL);
-	CHECK_EQ(STACKINFO_IOC_QUERY_THREADS, 0xc028b902UL);
+	/*
+	 * _IOWR(0xB9, 0x01, 176 bytes), _IOWR(0xB9, 0x02, 48 bytes); the
+	 * kernel matches type and number only, so VER0 binaries' commands
+	 * (0xc0a8b901, 0xc028b902) still reach it
+	 */
+	CHECK_EQ(STACKINFO_IOC_QUERY, 0xc0b0b901UL);
+	CHECK_EQ(STACKINFO_IOC_QUERY_THREADS, 0xc030b902UL);
 
 	CHECK_EQ(STACKINFO_QUERY_NO_SP, 1);
-	CHECK_EQ(STACKINFO_QUERY_VALID_FLAGS, 1);
+	CHECK_EQ(STACKINFO_QUERY_PROOF_FD, 2);
+	CHECK_EQ(STACKINFO_QUERY_VALID_FLAGS, 3);
+	CHECK_EQ(STACKINFO_THREAD_USER_MASK, 0xff000000U);
 	CHECK_EQ(STACKINFO_VALID_THREAD, 1 << 0);
 	CHECK_EQ(STACKINFO_VALID_START_STACK, 1 << 1);
 	CHECK_EQ(STACKINFO_VALID_MAIN_VMA, 1 << 2);

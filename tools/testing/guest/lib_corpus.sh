@@ -1,0 +1,83 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# Real programs under the interposer: each program of the corpus
+# (tools/testing/corpus/programs, packed by tools/testing/corpus/pack and
+# given to vm-run with --file) runs with its workload plain, then with
+# LD_PRELOAD=libstackinfo-preload.so as it comes (the main thread's first
+# call is glibc's, the library answers from the second), then with
+# STACKINFO_CHECK=first (the library answers from the first call, so a
+# program that asks once gets the library's answer). Fails on any
+# difference in output (stdout and stderr) or exit status, on any new
+# kernel log line, when a program asked nothing of pthread_getattr_np (it
+# would prove nothing), and when with STACKINFO_CHECK=first the library
+# answered none of the main thread's calls. Prints, a program a line, the
+# calls the interposer counted (main thread: answered by the library / by
+# glibc; other threads). Skips (77) when the guest has no corpus. Named
+# lib_* so that run-tests runs it again without the module: 6.12 then
+# takes PROCMAP_QUERY, 6.1 the maps parse.
+dir=/usr/lib/stackinfo-corpus
+preload=/usr/lib/libstackinfo-preload.so
+stats=/tmp/corpus.stats
+failed=0
+
+if [ ! -e "$dir/programs" ]; then
+	for t in /extra/corpus-*.tar; do
+		[ -e "$t" ] && tar -xf "$t" -C /
+	done
+fi
+if [ ! -e "$dir/programs" ]; then
+	echo "no corpus in this guest (vm-run --file \$(tools/testing/corpus/pack))"
+	exit 77
+fi
+cd "$dir" || exit 1
+echo "kernel $(uname -r), /proc/stackinfo $([ -e /proc/stackinfo ] && echo present || echo absent)"
+
+# sum FIELD: the stats lines' FIELD summed (a program may be several processes)
+sum() {
+	sed -n "s/.* main [0-9]* (library \([0-9]*\), glibc \([0-9]*\)) other \([0-9]*\)$/\1 \2 \3/p" "$stats" 2>/dev/null |
+		awk -v f="$1" '{ s += $f } END { print s + 0 }'
+}
+
+tab=$(printf '\t')
+grep -v '^#' programs >/tmp/corpus.list
+while IFS="$tab" read -r name pkg cmd; do
+	before=$(dmesg | wc -l)
+	sh -c "$cmd" >/tmp/corpus.plain 2>&1 </dev/null
+	rc_plain=$?
+	rm -f "$stats"
+	LD_PRELOAD=$preload STACKINFO_PRELOAD_STATS=$stats sh -c "$cmd" \
+		>/tmp/corpus.pre 2>&1 </dev/null
+	rc_pre=$?
+	lib=$(sum 1) glibc=$(sum 2) other=$(sum 3)
+	rm -f "$stats"
+	LD_PRELOAD=$preload STACKINFO_PRELOAD_STATS=$stats STACKINFO_CHECK=first \
+		sh -c "$cmd" >/tmp/corpus.first 2>&1 </dev/null
+	rc_first=$?
+	lib_first=$(sum 1) glibc_first=$(sum 2)
+	after=$(dmesg | wc -l)
+	result=same
+	if [ "$rc_plain" != "$rc_pre" ] || [ "$rc_plain" != "$rc_first" ]; then
+		result="exit $rc_plain plain, $rc_pre interposed, $rc_first checked first"
+	elif ! cmp -s /tmp/corpus.plain /tmp/corpus.pre; then
+		result="output differs interposed"
+	elif ! cmp -s /tmp/corpus.plain /tmp/corpus.first; then
+		result="output differs with STACKINFO_CHECK=first"
+	elif [ "$before" != "$after" ]; then
+		result="$((after - before)) new kernel log lines"
+	elif [ $((lib + glibc + other)) = 0 ]; then
+		result="no pthread_getattr_np call counted"
+	elif [ $((lib + glibc)) -gt 0 ] && [ "$lib_first" = 0 ]; then
+		result="STACKINFO_CHECK=first: the library answered no main-thread call"
+	fi
+	echo "$name: $result; exit $rc_plain; pthread_getattr_np main $((lib + glibc)) (library $lib, glibc $glibc) other $other; STACKINFO_CHECK=first: library $lib_first, glibc $glibc_first"
+	if [ "$result" != same ]; then
+		failed=1
+		for v in plain pre first; do
+			echo "--- $v"
+			cat /tmp/corpus.$v
+		done
+		dmesg | tail -n +$((before + 1))
+	fi
+done </tmp/corpus.list
+exit $failed
