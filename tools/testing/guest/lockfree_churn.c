@@ -88,14 +88,19 @@ static unsigned long counter(const char *name)
 	return strtoul(buf, NULL, 10);
 }
 
-/* Everything but the SP itself, which moves with the caller's frame. */
+/*
+ * Everything but the SP itself, which moves with the caller's frame, and
+ * the main stack's start, which moves down as the main thread's stack
+ * grows (and never up).
+ */
 static int same_answer(const struct stackinfo_query *a,
 		       const struct stackinfo_query *b)
 {
 	return a->valid == b->valid && a->out_tid == b->out_tid &&
 	       a->tgid == b->tgid && a->thread_flags == b->thread_flags &&
 	       a->start_stack == b->start_stack &&
-	       a->main_vma_start == b->main_vma_start &&
+	       a->main_vma_start <= b->main_vma_start &&
+	       a->main_vma_start > a->main_prev_end &&
 	       a->main_vma_end == b->main_vma_end &&
 	       a->main_vma_flags == b->main_vma_flags &&
 	       a->main_prev_end == b->main_prev_end &&
@@ -125,12 +130,18 @@ static void *querier(void *arg)
 		    q.map_count < (uint64_t)ref_count ||
 		    q.map_count > (uint64_t)ref_count + 1) {
 			if (me->bad++ < 3)
-				fprintf(stderr, "tid %u, %s: sp_vma %#llx-%#llx prev_end %#llx map_count %llu (ref %#llx-%#llx %#llx, %d)\n",
+				fprintf(stderr, "tid %u, %s: valid %#llx main %#llx-%#llx sp_vma %#llx-%#llx prev_end %#llx map_count %llu (ref valid %#llx main %#llx-%#llx sp_vma %#llx-%#llx %#llx, %d)\n",
 					q.out_tid, m ? "lock-free" : "locked",
+					(unsigned long long)q.valid,
+					(unsigned long long)q.main_vma_start,
+					(unsigned long long)q.main_vma_end,
 					(unsigned long long)q.sp_vma_start,
 					(unsigned long long)q.sp_vma_end,
 					(unsigned long long)q.sp_prev_end,
 					(unsigned long long)q.map_count,
+					(unsigned long long)me->ref.valid,
+					(unsigned long long)me->ref.main_vma_start,
+					(unsigned long long)me->ref.main_vma_end,
 					(unsigned long long)me->ref.sp_vma_start,
 					(unsigned long long)me->ref.sp_vma_end,
 					(unsigned long long)me->ref.sp_prev_end,
