@@ -31,7 +31,8 @@
 #define QUERIERS 2
 
 static int fd;
-static volatile int phase;	/* 0: take reference, 1: query, 2: stop */
+/* -1: wait, 0: take reference, 1: query, 2: stop */
+static volatile int phase = -1;
 static volatile int mode;	/* round's path: 0 locked, 1 lock-free */
 static int ref_count;		/* map_count with the churner started, idle */
 static volatile int churn;
@@ -118,6 +119,12 @@ static void *querier(void *arg)
 	struct querier *me = arg;
 	struct stackinfo_query q;
 
+	/*
+	 * Not before every thread is made: while glibc sets up the next
+	 * thread's stack it is all PROT_NONE, merged with this one's guard.
+	 */
+	while (phase < 0)
+		;
 	if (si_module_query(fd, 0, 0, &me->ref))
 		me->bad++;
 	me->have_ref = 1;
@@ -211,6 +218,7 @@ int main(void)
 	pthread_create(&churn_th, NULL, churner, &churn_rounds);
 	for (i = 0; i < QUERIERS; i++)
 		pthread_create(&qs[i].th, NULL, querier, &qs[i]);
+	phase = 0;
 	for (i = 0; i < QUERIERS; i++)
 		while (!qs[i].have_ref)
 			usleep(1000);
