@@ -1243,6 +1243,158 @@ static void access_proof_query(struct kunit *test)
 	access_teardown(&a);
 }
 
+/* ---- the lock-free look against the locked one (module/query.c) ---- */
+
+static void skip_unless_lockfree(struct kunit *test)
+{
+	if (!STACKINFO_HAVE_LOCKFREE)
+		kunit_skip(test, "no lock-free path in this build (%s)",
+			   STACKINFO_LOCKFREE_HOW);
+}
+
+/*
+ * A stack-like layout: a read-only page, a PROT_NONE guard touching a
+ * three-page RW "stack", and a lone RW page above. Returns an SP in it.
+ */
+static unsigned long map_stack_layout(struct kunit *test)
+{
+	map_at(test, BASE, SZ, PROT_READ, MAP_TEST);
+	map_at(test, BASE + 4 * SZ, SZ, PROT_NONE, MAP_TEST);
+	map_at(test, BASE + 5 * SZ, 3 * SZ, PROT_READ | PROT_WRITE, MAP_TEST);
+	map_at(test, BASE + 12 * SZ, SZ, PROT_READ | PROT_WRITE, MAP_TEST);
+	return BASE + 6 * SZ + 24;
+}
+
+static void lockfree_matches_locked(struct kunit *test)
+{
+	struct mm_struct *mm;
+	struct stackinfo_look fast, slow;
+	unsigned long sp, addrs[5];
+	unsigned int i;
+	int err;
+
+	skip_unless_lockfree(test);
+	sp = map_stack_layout(test);
+	mm = current->mm;
+	addrs[0] = sp;
+	addrs[1] = BASE + 4 * SZ + 1; /* in the guard */
+	addrs[2] = BASE + 12 * SZ; /* lone page: the stack is below */
+	addrs[3] = BASE + 2 * SZ; /* nothing there */
+	addrs[4] = ~0UL; /* beyond task_size */
+	for (i = 0; i < ARRAY_SIZE(addrs); i++) {
+		/* nothing else writes this mm: the look must not give way */
+		KUNIT_ASSERT_TRUE(test,
+				  stackinfo_look_lockless(mm, addrs[i], true,
+							  &fast, NULL));
+		err = stackinfo_look_locked(mm, addrs[i], true, &slow);
+		KUNIT_ASSERT_EQ(test, err, 0);
+		KUNIT_EXPECT_MEMEQ(test, &fast, &slow, sizeof(fast));
+	}
+	/* and it is the right answer, not only the same one */
+	KUNIT_ASSERT_TRUE(test,
+			  stackinfo_look_lockless(mm, sp, true, &fast, NULL));
+	KUNIT_EXPECT_TRUE(test, fast.sp_vma.found);
+	KUNIT_EXPECT_EQ(test, fast.sp_vma.start, BASE + 5 * SZ);
+	KUNIT_EXPECT_EQ(test, fast.sp_vma.end, BASE + 8 * SZ);
+	KUNIT_EXPECT_EQ(test, fast.sp_vma.prev_end, BASE + 5 * SZ);
+	KUNIT_EXPECT_TRUE(test, fast.sp_vma.has_guard);
+	KUNIT_EXPECT_EQ(test, fast.sp_vma.guard_start, BASE + 4 * SZ);
+	KUNIT_EXPECT_EQ(test, fast.map_count, mm->map_count);
+}
+
+/* A writer between the walk and the check: nothing changes, yet it shows. */
+static void take_and_drop_mmap_lock(struct mm_struct *mm)
+{
+	mmap_write_lock(mm);
+	mmap_write_unlock(mm);
+}
+
+static void lockfree_gives_way_after_writer(struct kunit *test)
+{
+	struct stackinfo_look l;
+	unsigned long sp;
+
+	skip_unless_lockfree(test);
+	sp = map_stack_layout(test);
+	KUNIT_EXPECT_FALSE(test,
+			   stackinfo_look_lockless(current->mm, sp, true, &l,
+						   take_and_drop_mmap_lock));
+	/* the same look with no writer answers */
+	KUNIT_EXPECT_TRUE(test, stackinfo_look_lockless(current->mm, sp, true,
+							&l, NULL));
+}
+
+static void lockfree_gives_way_to_held_lock(struct kunit *test)
+{
+	struct mm_struct *mm;
+	struct stackinfo_look l;
+	unsigned long sp;
+	bool answered;
+
+	skip_unless_lockfree(test);
+	sp = map_stack_layout(test);
+	mm = current->mm;
+	mmap_write_lock(mm);
+	answered = stackinfo_look_lockless(mm, sp, true, &l, NULL);
+	mmap_write_unlock(mm);
+	KUNIT_EXPECT_FALSE(test, answered);
+}
+
+/* The guard below the stack goes away between the walk and the check. */
+static void unmap_guard(struct mm_struct *mm)
+{
+	WARN_ON(vm_munmap(BASE + 4 * SZ, SZ));
+}
+
+/* stackinfo_look() then answers under mmap_lock, with the new layout. */
+static void lockfree_fallback_sees_change(struct kunit *test)
+{
+	bool was = READ_ONCE(stackinfo_lockfree);
+	unsigned long sp, hits, fallbacks;
+	struct stackinfo_look l;
+
+	skip_unless_lockfree(test);
+	sp = map_stack_layout(test);
+	WRITE_ONCE(stackinfo_lockfree, true);
+	hits = stackinfo_lockfree_count(true);
+	fallbacks = stackinfo_lockfree_count(false);
+	KUNIT_ASSERT_EQ(test,
+			stackinfo_look(current->mm, sp, true, &l, unmap_guard),
+			0);
+	WRITE_ONCE(stackinfo_lockfree, was);
+	KUNIT_EXPECT_GE(test, stackinfo_lockfree_count(false), fallbacks + 1);
+	KUNIT_EXPECT_EQ(test, l.sp_vma.start, BASE + 5 * SZ);
+	/* the guard's end before; now the read-only page's */
+	KUNIT_EXPECT_EQ(test, l.sp_vma.prev_end, BASE + SZ);
+	KUNIT_EXPECT_FALSE(test, l.sp_vma.has_guard);
+	/* and with no writer the lock-free look answers, and is counted */
+	WRITE_ONCE(stackinfo_lockfree, true);
+	KUNIT_ASSERT_EQ(test, stackinfo_look(current->mm, sp, true, &l, NULL),
+			0);
+	WRITE_ONCE(stackinfo_lockfree, was);
+	KUNIT_EXPECT_GE(test, stackinfo_lockfree_count(true), hits + 1);
+	KUNIT_EXPECT_EQ(test, l.sp_vma.prev_end, BASE + SZ);
+}
+
+/* Where the kernel has no sequence to check, only the locked look runs. */
+static void lockfree_off_where_unavailable(struct kunit *test)
+{
+	struct stackinfo_look l;
+	unsigned long sp;
+
+	if (STACKINFO_HAVE_LOCKFREE)
+		kunit_skip(test, "this build has the lock-free path (%s)",
+			   STACKINFO_LOCKFREE_HOW);
+	sp = map_stack_layout(test);
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(stackinfo_lockfree));
+	KUNIT_EXPECT_FALSE(test, stackinfo_look_lockless(current->mm, sp, true,
+							 &l, NULL));
+	KUNIT_ASSERT_EQ(test, stackinfo_look(current->mm, sp, true, &l, NULL),
+			0);
+	KUNIT_EXPECT_EQ(test, l.sp_vma.start, BASE + 5 * SZ);
+	KUNIT_EXPECT_TRUE(test, l.sp_vma.has_guard);
+}
+
 static int stackinfo_case_init(struct kunit *test)
 {
 	stackinfo_allow_cap_sys_ptrace = true;
@@ -1309,6 +1461,11 @@ static struct kunit_case stackinfo_cases[] = {
 	KUNIT_CASE(access_proof_auxv),
 	KUNIT_CASE(access_proof_other_files),
 	KUNIT_CASE(access_proof_query),
+	KUNIT_CASE(lockfree_matches_locked),
+	KUNIT_CASE(lockfree_gives_way_after_writer),
+	KUNIT_CASE(lockfree_gives_way_to_held_lock),
+	KUNIT_CASE(lockfree_fallback_sees_change),
+	KUNIT_CASE(lockfree_off_where_unavailable),
 	{}
 };
 

@@ -8,7 +8,10 @@
 #define _STACKINFO_COMPAT_H
 
 #include <linux/lockdep.h>
+#include <linux/mm.h>
+#include <linux/mmap_lock.h>
 #include <linux/sched.h>
+#include <linux/seqlock.h>
 
 /* PF_USER_WORKER (6.4+) marks kernel workers cloned from user threads. */
 #ifndef PF_USER_WORKER
@@ -24,6 +27,65 @@
  */
 #define stackinfo_assert_mmap_locked(mm) \
 	lockdep_assert_held(&(mm)->mmap_lock)
+
+/*
+ * The lock-free read (module/query.c): a walk under RCU validated by
+ * mm->mm_lock_seq, which mmap_write_lock() makes odd and vma_end_write_all()
+ * even again, so an unchanged even value proves no writer ran. It needs
+ * that seqcount and VMAs freed no sooner than an RCU grace period, which
+ * CONFIG_PER_VMA_LOCK gives (call_rcu on 6.12, SLAB_TYPESAFE_BY_RCU on
+ * 7.2). The Kbuild probes say what the headers have: the kernel's own
+ * helpers (6.14+), or the bare seqcount (6.12.y since it changed type).
+ * 6.1 has neither: mmap_read_lock only.
+ */
+#if IS_ENABLED(CONFIG_PER_VMA_LOCK) && \
+	defined(STACKINFO_PROBE_MMAP_LOCK_SPECULATE)
+#define STACKINFO_HAVE_LOCKFREE 1
+#define STACKINFO_LOCKFREE_HOW "mmap_lock_speculate"
+static inline bool stackinfo_mm_seq_begin(struct mm_struct *mm,
+					  unsigned int *seq)
+{
+	return mmap_lock_speculate_try_begin(mm, seq);
+}
+
+static inline bool stackinfo_mm_seq_retry(struct mm_struct *mm,
+					  unsigned int seq)
+{
+	return mmap_lock_speculate_retry(mm, seq);
+}
+#elif IS_ENABLED(CONFIG_PER_VMA_LOCK) && \
+	defined(STACKINFO_PROBE_MM_LOCK_SEQCOUNT)
+#define STACKINFO_HAVE_LOCKFREE 1
+#define STACKINFO_LOCKFREE_HOW "mm_lock_seq"
+/* As 6.14's mmap_lock_speculate_try_begin(): odd means a writer is in. */
+static inline bool stackinfo_mm_seq_begin(struct mm_struct *mm,
+					  unsigned int *seq)
+{
+	*seq = raw_read_seqcount(&mm->mm_lock_seq);
+	return !(*seq & 1);
+}
+
+static inline bool stackinfo_mm_seq_retry(struct mm_struct *mm,
+					  unsigned int seq)
+{
+	return read_seqcount_retry(&mm->mm_lock_seq, seq);
+}
+#else
+#define STACKINFO_HAVE_LOCKFREE 0
+#define STACKINFO_LOCKFREE_HOW "none"
+static inline bool stackinfo_mm_seq_begin(struct mm_struct *mm,
+					  unsigned int *seq)
+{
+	*seq = 0;
+	return false;
+}
+
+static inline bool stackinfo_mm_seq_retry(struct mm_struct *mm,
+					  unsigned int seq)
+{
+	return true;
+}
+#endif
 
 /*
  * MODULE_IMPORT_NS() takes a bare name before 6.13 and a string since

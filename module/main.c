@@ -19,8 +19,10 @@
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/sysfs.h>
 #include <kunit/visibility.h>
 
+#include "compat.h"
 #include "stackinfo.h"
 
 /* The longest command line read; bootconfig can add to the boot loader's. */
@@ -34,6 +36,60 @@ module_param_named(stack_guard_gap, stack_guard_gap_pages, long, 0444);
 #define STACKINFO_GAP_DESC \
 	"The kernel's stack_guard_gap in pages (default: from /proc/cmdline)"
 MODULE_PARM_DESC(stack_guard_gap, STACKINFO_GAP_DESC);
+
+/*
+ * lockfree: Y while queries try the lock-free look first; it cannot be
+ * set where this build has none (module/compat.h says where), so reading
+ * it tells an administrator which path answers. The two counters say how
+ * often that look answered and how often it gave way to mmap_lock.
+ */
+static int stackinfo_lockfree_set(const char *val,
+				  const struct kernel_param *kp)
+{
+	bool on;
+	int err = kstrtobool(val, &on);
+
+	if (err)
+		return err;
+	if (on && !STACKINFO_HAVE_LOCKFREE)
+		return -EOPNOTSUPP;
+	WRITE_ONCE(stackinfo_lockfree, on);
+	return 0;
+}
+
+static const struct kernel_param_ops stackinfo_lockfree_ops = {
+	.set = stackinfo_lockfree_set,
+	.get = param_get_bool,
+};
+
+module_param_cb(lockfree, &stackinfo_lockfree_ops, &stackinfo_lockfree, 0644);
+MODULE_PARM_DESC(lockfree, "Answer without mmap_lock where the kernel can");
+
+static int stackinfo_count_readonly(const char *val,
+				    const struct kernel_param *kp)
+{
+	return -EPERM;
+}
+
+static int stackinfo_count_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%lu\n",
+			  stackinfo_lockfree_count(*(bool *)kp->arg));
+}
+
+static const struct kernel_param_ops stackinfo_count_ops = {
+	.set = stackinfo_count_readonly,
+	.get = stackinfo_count_get,
+};
+
+static bool stackinfo_count_hits = true, stackinfo_count_fallbacks;
+module_param_cb(lockfree_hits, &stackinfo_count_ops, &stackinfo_count_hits,
+		0444);
+MODULE_PARM_DESC(lockfree_hits, "Queries answered without mmap_lock");
+module_param_cb(lockfree_fallbacks, &stackinfo_count_ops,
+		&stackinfo_count_fallbacks, 0444);
+MODULE_PARM_DESC(lockfree_fallbacks,
+		 "Lock-free looks that met a writer and took mmap_lock instead");
 
 /* Parameter names as the kernel compares them: '-' and '_' are the same. */
 static bool stackinfo_param_is(const char *param, const char *name)
@@ -175,6 +231,12 @@ static int __init stackinfo_init(void)
 {
 	stackinfo_read_guard_gap();
 	stackinfo_access_init();
+	if (STACKINFO_HAVE_LOCKFREE)
+		pr_info("stackinfo: lock-free path: yes (%s)%s\n",
+			STACKINFO_LOCKFREE_HOW,
+			stackinfo_lockfree ? "" : ", disabled by lockfree=0");
+	else
+		pr_info("stackinfo: lock-free path: no (mmap_read_lock only)\n");
 	return stackinfo_procfs_init();
 }
 

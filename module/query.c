@@ -8,6 +8,7 @@
  */
 #include <linux/mm.h>
 #include <linux/mmap_lock.h>
+#include <linux/percpu.h>
 #include <linux/pid.h>
 #include <linux/ptrace.h>
 #include <linux/rcupdate.h>
@@ -48,48 +49,165 @@ EXPORT_SYMBOL_IF_KUNIT(stackinfo_vma_flags);
  * One walk of the maple tree to the entry at @addr and one step back:
  * O(log n) in VMAs, and the same meaning on every kernel (vma_find()'s
  * bound does not have one: 6.1 searches up to max, 6.12 up to max - 1).
- * The caller holds mmap_lock for reading. -ENOENT when no VMA holds @addr.
+ * The caller holds rcu_read_lock(), and either mmap_lock, which makes
+ * every read here stable, or a sequence it checks afterwards
+ * (stackinfo_look_lockless()): then the VMAs may be changing or freed
+ * under it (vm_start and vm_end share a union with what frees them), the
+ * reads race on purpose, and nothing read may be trusted or acted on
+ * before that check passes. -ENOENT when no VMA holds @addr.
  */
-int stackinfo_vma_at(struct mm_struct *mm, unsigned long addr,
-		     struct stackinfo_vma *out)
+static int stackinfo_vma_walk(struct mm_struct *mm, unsigned long addr,
+			      struct stackinfo_vma *out)
 {
 	MA_STATE(mas, &mm->mm_mt, addr, addr);
 	struct vm_area_struct *vma, *prev;
-	int err = 0;
+	unsigned long vm_flags;
 
-	stackinfo_assert_mmap_locked(mm);
 	memset(out, 0, sizeof(*out));
 	/* a user SP can hold anything */
 	if (addr >= mm->task_size)
 		return -ENOENT;
 
-	rcu_read_lock();
 	vma = mas_walk(&mas);
-	if (!vma) {
-		err = -ENOENT;
-		goto out;
-	}
+	if (!vma)
+		return -ENOENT;
 	out->found = true;
-	out->start = vma->vm_start;
-	out->end = vma->vm_end;
-	out->flags = stackinfo_vma_flags(vma->vm_flags);
+	out->start = data_race(vma->vm_start); /* racy: see above */
+	out->end = data_race(vma->vm_end); /* racy: see above */
+	vm_flags = data_race(vma->vm_flags); /* racy: see above */
+	out->flags = stackinfo_vma_flags(vm_flags);
 
 	prev = mas_prev(&mas, 0);
 	if (!prev)
-		goto out;
+		return 0;
 	out->has_prev = true;
-	out->prev_end = prev->vm_end;
-	if (prev->vm_end == vma->vm_start &&
-	    !(prev->vm_flags & (VM_READ | VM_WRITE | VM_EXEC))) {
+	out->prev_end = data_race(prev->vm_end); /* racy: see above */
+	vm_flags = data_race(prev->vm_flags); /* racy: see above */
+	if (out->prev_end == out->start &&
+	    !(vm_flags & (VM_READ | VM_WRITE | VM_EXEC))) {
 		out->has_guard = true;
-		out->guard_start = prev->vm_start;
-		out->guard_end = prev->vm_end;
+		out->guard_start = data_race(prev->vm_start); /* see above */
+		out->guard_end = out->prev_end;
 	}
-out:
+	return 0;
+}
+
+/* stackinfo_vma_walk() for a caller holding mmap_lock for reading. */
+int stackinfo_vma_at(struct mm_struct *mm, unsigned long addr,
+		     struct stackinfo_vma *out)
+{
+	int err;
+
+	stackinfo_assert_mmap_locked(mm);
+	rcu_read_lock();
+	err = stackinfo_vma_walk(mm, addr, out);
 	rcu_read_unlock();
 	return err;
 }
 EXPORT_SYMBOL_IF_KUNIT(stackinfo_vma_at);
+
+/*
+ * Whether queries try the lock-free look first (module parameter
+ * "lockfree"; it cannot be set where the kernel offers no such look), and
+ * how often it answered or gave way to mmap_lock. Per-CPU, so that
+ * counting costs concurrent queries no shared cache line.
+ */
+bool stackinfo_lockfree = STACKINFO_HAVE_LOCKFREE;
+EXPORT_SYMBOL_IF_KUNIT(stackinfo_lockfree);
+static DEFINE_PER_CPU(unsigned long, stackinfo_lockfree_hits);
+static DEFINE_PER_CPU(unsigned long, stackinfo_lockfree_fallbacks);
+
+unsigned long stackinfo_lockfree_count(bool hits)
+{
+	unsigned long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += hits ? per_cpu(stackinfo_lockfree_hits, cpu) :
+			      per_cpu(stackinfo_lockfree_fallbacks, cpu);
+	return sum;
+}
+EXPORT_SYMBOL_IF_KUNIT(stackinfo_lockfree_count);
+
+/* The walks of one look: the caller makes them stable (see above). */
+static void stackinfo_look_walk(struct mm_struct *mm, unsigned long sp,
+				bool have_sp, struct stackinfo_look *l)
+{
+	memset(l, 0, sizeof(*l));
+	/* written under mmap_lock for writing: racy without it, checked */
+	l->map_count = data_race(mm->map_count);
+	/* also by prctl(PR_SET_MM) under the read lock: one read, used once */
+	l->start_stack = READ_ONCE(mm->start_stack);
+	stackinfo_vma_walk(mm, l->start_stack, &l->main_vma);
+	/* the main thread's SP is nearly always in its main stack: one walk */
+	if (have_sp && l->main_vma.found && sp >= l->main_vma.start &&
+	    sp < l->main_vma.end)
+		l->sp_vma = l->main_vma;
+	else if (have_sp)
+		stackinfo_vma_walk(mm, sp, &l->sp_vma);
+}
+
+/*
+ * One look at @mm without mmap_lock: true when @l holds an answer as the
+ * locked look would have given it at some moment, false when a writer
+ * held or took mmap_lock meanwhile (then @l is garbage). Every change to
+ * the VMA tree and to a VMA's bounds or flags happens with mmap_lock held
+ * for writing, which makes the sequence odd; a VMA removed from the tree
+ * is freed no sooner than an RCU grace period later. So: an even
+ * sequence, a walk under RCU, and the same sequence after it prove that
+ * no writer ran during the walk. @before_retry runs between the walk and
+ * that check, outside RCU (KUnit makes a writer run there); NULL in use.
+ */
+VISIBLE_IF_KUNIT bool
+stackinfo_look_lockless(struct mm_struct *mm, unsigned long sp, bool have_sp,
+			struct stackinfo_look *l,
+			void (*before_retry)(struct mm_struct *mm))
+{
+	unsigned int seq;
+
+	if (!STACKINFO_HAVE_LOCKFREE || !stackinfo_mm_seq_begin(mm, &seq))
+		return false;
+	rcu_read_lock();
+	stackinfo_look_walk(mm, sp, have_sp, l);
+	rcu_read_unlock();
+	if (before_retry)
+		before_retry(mm);
+	return !stackinfo_mm_seq_retry(mm, seq);
+}
+EXPORT_SYMBOL_IF_KUNIT(stackinfo_look_lockless);
+
+/* The same look under mmap_lock, which waits for writers. */
+VISIBLE_IF_KUNIT int stackinfo_look_locked(struct mm_struct *mm,
+					   unsigned long sp, bool have_sp,
+					   struct stackinfo_look *l)
+{
+	int err = mmap_read_lock_killable(mm);
+
+	if (err)
+		return err;
+	rcu_read_lock();
+	stackinfo_look_walk(mm, sp, have_sp, l);
+	rcu_read_unlock();
+	mmap_read_unlock(mm);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(stackinfo_look_locked);
+
+/* @l from one moment of @mm: lock-free where it can, else locked. */
+VISIBLE_IF_KUNIT int stackinfo_look(struct mm_struct *mm, unsigned long sp,
+				    bool have_sp, struct stackinfo_look *l,
+				    void (*before_retry)(struct mm_struct *mm))
+{
+	if (READ_ONCE(stackinfo_lockfree)) {
+		if (stackinfo_look_lockless(mm, sp, have_sp, l, before_retry)) {
+			this_cpu_inc(stackinfo_lockfree_hits);
+			return 0;
+		}
+		this_cpu_inc(stackinfo_lockfree_fallbacks);
+	}
+	return stackinfo_look_locked(mm, sp, have_sp, l);
+}
+EXPORT_SYMBOL_IF_KUNIT(stackinfo_look);
 
 /* Thread @tid (not 0) of @c's pid namespace, referenced; NULL if none. */
 struct task_struct *stackinfo_get_task(const struct stackinfo_caller *c,
@@ -258,7 +376,7 @@ int stackinfo_query_task(const struct stackinfo_caller *c,
 		.proof_fd = q->proof_fd,
 		.reserved1 = q->reserved1,
 	};
-	struct stackinfo_vma main_vma, sp_vma;
+	struct stackinfo_look look;
 	struct stackinfo_target t;
 	struct rlimit rlim;
 	pid_t tid, tgid;
@@ -278,19 +396,11 @@ int stackinfo_query_task(const struct stackinfo_caller *c,
 		goto out;
 	}
 
-	err = mmap_read_lock_killable(t.mm);
+	err = stackinfo_look(t.mm, t.sp, t.have_sp, &look, NULL);
 	if (err)
 		goto out;
-	q->map_count = t.mm->map_count;
-	q->start_stack = t.mm->start_stack;
-	stackinfo_vma_at(t.mm, t.mm->start_stack, &main_vma);
-	/* the main thread's SP is nearly always in its main stack: one walk */
-	if (t.have_sp && main_vma.found && t.sp >= main_vma.start &&
-	    t.sp < main_vma.end)
-		sp_vma = main_vma;
-	else if (t.have_sp)
-		stackinfo_vma_at(t.mm, t.sp, &sp_vma);
-	mmap_read_unlock(t.mm);
+	q->map_count = look.map_count;
+	q->start_stack = look.start_stack;
 
 	q->out_tid = tid;
 	q->tgid = tgid;
@@ -302,7 +412,7 @@ int stackinfo_query_task(const struct stackinfo_caller *c,
 		q->thread_flags |= STACKINFO_THREAD_WORKER;
 	q->valid |= STACKINFO_VALID_THREAD | STACKINFO_VALID_START_STACK;
 
-	q->valid |= stackinfo_put_vma(&main_vma, &q->main_vma_start,
+	q->valid |= stackinfo_put_vma(&look.main_vma, &q->main_vma_start,
 				      &q->main_vma_end, &q->main_vma_flags,
 				      &q->main_prev_end,
 				      STACKINFO_VALID_MAIN_VMA,
@@ -310,14 +420,14 @@ int stackinfo_query_task(const struct stackinfo_caller *c,
 	if (t.have_sp) {
 		q->sp = t.sp;
 		q->valid |= STACKINFO_VALID_SP;
-		q->valid |= stackinfo_put_vma(&sp_vma, &q->sp_vma_start,
+		q->valid |= stackinfo_put_vma(&look.sp_vma, &q->sp_vma_start,
 					      &q->sp_vma_end, &q->sp_vma_flags,
 					      &q->sp_prev_end,
 					      STACKINFO_VALID_SP_VMA,
 					      STACKINFO_VALID_SP_PREV);
-		if (sp_vma.has_guard) {
-			q->sp_guard_start = sp_vma.guard_start;
-			q->sp_guard_end = sp_vma.guard_end;
+		if (look.sp_vma.has_guard) {
+			q->sp_guard_start = look.sp_vma.guard_start;
+			q->sp_guard_end = look.sp_vma.guard_end;
 			q->valid |= STACKINFO_VALID_SP_GUARD;
 		}
 	}

@@ -29,6 +29,14 @@ struct stackinfo_vma {
 	bool has_guard;
 };
 
+/* What one look at an mm finds, all from one moment of it (query.c). */
+struct stackinfo_look {
+	unsigned long start_stack;
+	int map_count;
+	struct stackinfo_vma main_vma;	/* the VMA holding start_stack */
+	struct stackinfo_vma sp_vma;	/* the VMA holding the SP, if asked */
+};
+
 /* What the access policy grants about one thread. */
 enum stackinfo_grant {
 	STACKINFO_GRANT_NONE,
@@ -62,6 +70,8 @@ void stackinfo_threads_put(struct task_struct **tasks, u32 nr);
 int stackinfo_vma_at(struct mm_struct *mm, unsigned long addr,
 		     struct stackinfo_vma *out);
 u64 stackinfo_vma_flags(unsigned long vm_flags);
+extern bool stackinfo_lockfree;
+unsigned long stackinfo_lockfree_count(bool hits);
 
 /* access.c: who may ask about whom */
 void stackinfo_access_init(void);
@@ -93,6 +103,14 @@ int stackinfo_ioctl_threads(const struct file *file,
 			    struct stackinfo_threads __user *uarg);
 void stackinfo_show_query(struct seq_file *m, const struct stackinfo_query *q);
 unsigned long stackinfo_guard_gap_from_cmdline(char *cmdline);
+bool stackinfo_look_lockless(struct mm_struct *mm, unsigned long sp,
+			     bool have_sp, struct stackinfo_look *l,
+			     void (*before_retry)(struct mm_struct *mm));
+int stackinfo_look_locked(struct mm_struct *mm, unsigned long sp,
+			  bool have_sp, struct stackinfo_look *l);
+int stackinfo_look(struct mm_struct *mm, unsigned long sp, bool have_sp,
+		   struct stackinfo_look *l,
+		   void (*before_retry)(struct mm_struct *mm));
 #endif
 
 #endif /* _STACKINFO_INTERNAL_H */

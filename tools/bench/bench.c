@@ -7,7 +7,16 @@
  * (make bench turns them into a CSV file and a plot). Under TCG only the
  * ratios within one run mean anything.
  *
- *   stackinfo-bench [--quick] [--rounds N]
+ *   stackinfo-bench [--quick] [--rounds N] [--ratios-only]
+ *
+ * Then the ratios the targets are stated in, each timed in alternating
+ * rounds of this one process (TCG's speed drifts by 2x within seconds, so
+ * only sides timed next to each other compare): every method quiet against
+ * under an mmap/munmap churner, and one query thread against two at once
+ * (µs per call of each). "RATIO," lines carry them. Where the module has
+ * the lock-free path, "ioctl self, mmap_lock" is the same query with the
+ * module parameter lockfree=N around its rounds: the locked path of the
+ * same module in the same run.
  *
  * --quick: one small configuration; checks that every method answers, and
  * answers right, and measures nothing (make check's smoke test).
@@ -23,6 +32,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/shm.h>
+#include <sys/sysinfo.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -34,7 +44,8 @@
 enum method {
 	M_NULL, M_IOCTL_REJECT, M_GLIBC_MAIN, M_GLIBC_OTHER, M_LIB_MODULE,
 	M_LIB_PROCMAP, M_LIB_MAPS, M_IOCTL_SELF, M_IOCTL_OTHER, M_PROC_READ,
-	M_TRACER_MAPS, M_INTERPOSED_MAIN, M_INTERPOSED_OTHER, M_NR
+	M_TRACER_MAPS, M_INTERPOSED_MAIN, M_INTERPOSED_OTHER, M_IOCTL_DEVNULL,
+	M_NR
 };
 
 static const char *const names[M_NR] = {
@@ -42,15 +53,15 @@ static const char *const names[M_NR] = {
 	"glibc getattr other", "lib module", "lib procmap_query", "lib maps",
 	"ioctl self", "ioctl other thread", "read /proc/stackinfo",
 	"tracer: parse maps", "interposed getattr main",
-	"interposed getattr other",
+	"interposed getattr other", "ioctl on /dev/null (floor)",
 };
 static const char *const keys[M_NR] = {
 	"null", "ioctl_reject", "glibc_main", "glibc_other", "lib_module",
 	"lib_procmap", "lib_maps", "ioctl_self", "ioctl_other", "proc_read",
-	"tracer_maps", "interposed_main", "interposed_other",
+	"tracer_maps", "interposed_main", "interposed_other", "ioctl_devnull",
 };
 
-static int fd = -1, rounds = 5;
+static int fd = -1, devnull = -1, rounds = 5;
 static pthread_t main_thread;
 static pid_t other_tid;
 static double result[M_NR];
@@ -103,6 +114,19 @@ static int ioctl_reject(void)
 	return ioctl(fd, STACKINFO_IOC_QUERY, &q) == -1 && errno == EINVAL ? 0 : -1;
 }
 
+/*
+ * The same ioctl on a character device with no ioctl at all (ENOTTY):
+ * what any device node's ioctl costs before a driver's code runs, so
+ * against ioctl_reject it prices procfs's own part (its in-use count).
+ */
+static int ioctl_devnull(void)
+{
+	struct stackinfo_query q = { .size = 0 };
+
+	return ioctl(devnull, STACKINFO_IOC_QUERY, &q) == -1 &&
+	       errno == ENOTTY ? 0 : -1;
+}
+
 static int proc_read(void)
 {
 	char buf[1024];
@@ -153,6 +177,8 @@ static int call(enum method m)
 		return proc_read();
 	case M_TRACER_MAPS:
 		return tracer_maps();
+	case M_IOCTL_DEVNULL:
+		return ioctl_devnull();
 	default:
 		return -1;
 	}
@@ -186,11 +212,49 @@ static double measure(enum method m)
 	return v[rounds / 2];
 }
 
+/* One round of @m on this thread: µs per call over >= @ms ms. */
+static double timed_round(enum method m, double ms)
+{
+	double t0 = now_us(), t;
+	long n = 0;
+
+	do {
+		if (call(m))
+			die(names[m]);
+		n++;
+		t = now_us() - t0;
+	} while (t < ms * 1000);
+	return t / n;
+}
+
+static void sort(double *v, int n)
+{
+	int i, j;
+
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && v[j] < v[j - 1]; j--) {
+			double x = v[j];
+
+			v[j] = v[j - 1];
+			v[j - 1] = x;
+		}
+}
+
+static double median(const double *in, int n)
+{
+	double v[64];
+
+	memcpy(v, in, n * sizeof(*v));
+	sort(v, n);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 /* ---- the other thread: parks, and measures what needs to run on it ---- */
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
 static int job = -1;	/* method to measure on the other thread; -2 quits */
+static double job_round_ms;	/* > 0: one timed_round() of it, not measure() */
 
 static void *other(void *arg)
 {
@@ -203,7 +267,8 @@ static void *other(void *arg)
 			pthread_cond_wait(&cond, &lock);
 		if (job == -2)
 			break;
-		result[job] = measure(job);
+		result[job] = job_round_ms > 0 ? timed_round(job, job_round_ms) :
+						 measure(job);
 		job = -1;
 		pthread_cond_broadcast(&cond);
 	}
@@ -483,6 +548,320 @@ static void run_sweep(long maps)
 	fflush(stdout);
 }
 
+/* ---- the ratios, each timed in alternating rounds ---- */
+
+#define LOCKFREE_PARAM "/sys/module/stackinfo/parameters/lockfree"
+#define ROUND_MS 25.0
+
+static int lockfree_set(const char *v)
+{
+	int pfd = open(LOCKFREE_PARAM, O_WRONLY | O_CLOEXEC);
+	int ok;
+
+	if (pfd < 0)
+		return -1;
+	ok = write(pfd, v, 1) == 1;
+	close(pfd);
+	return ok ? 0 : -1;
+}
+
+/* Y: the module has the lock-free path on; its rounds compare both paths. */
+static int lockfree_on(void)
+{
+	char c = 0;
+	int pfd = open(LOCKFREE_PARAM, O_RDONLY | O_CLOEXEC);
+
+	if (pfd < 0)
+		return 0;
+	if (read(pfd, &c, 1) != 1)
+		c = 0;
+	close(pfd);
+	return c == 'Y';
+}
+
+struct ratio_method {
+	enum method m;
+	const char *key;	/* the CSV's and the plot's name */
+	const char *name;
+	int locked;		/* with lockfree=N around its rounds */
+};
+
+static const struct ratio_method ratio_methods[] = {
+	{ M_NULL, "null", "getppid (floor)", 0 },
+	{ M_IOCTL_DEVNULL, "ioctl_devnull", "ioctl on /dev/null (floor)", 0 },
+	{ M_IOCTL_REJECT, "ioctl_reject", "ioctl rejected (floor)", 0 },
+	{ M_IOCTL_SELF, "ioctl_self", "ioctl self", 0 },
+	{ M_IOCTL_SELF, "ioctl_self_locked", "ioctl self, mmap_lock", 1 },
+	{ M_IOCTL_OTHER, "ioctl_other", "ioctl other thread", 0 },
+	{ M_PROC_READ, "proc_read", "read /proc/stackinfo", 0 },
+	{ M_LIB_MODULE, "lib_module", "lib module", 0 },
+	{ M_LIB_PROCMAP, "lib_procmap", "lib procmap_query", 0 },
+	{ M_LIB_MAPS, "lib_maps", "lib maps", 0 },
+	{ M_GLIBC_MAIN, "glibc_main", "glibc getattr main", 0 },
+	{ M_GLIBC_OTHER, "glibc_other", "glibc getattr other", 0 },
+	{ M_TRACER_MAPS, "tracer_maps", "tracer: parse maps", 0 },
+};
+
+static int ratio_backend(enum method m)
+{
+	switch (m) {
+	case M_LIB_MODULE:
+		return stackinfo_set_backend(STACKINFO_BACKEND_MODULE);
+	case M_LIB_PROCMAP:
+		return stackinfo_set_backend(STACKINFO_BACKEND_PROCMAP_QUERY);
+	case M_LIB_MAPS:
+		return stackinfo_set_backend(STACKINFO_BACKEND_MAPS);
+	default:
+		return 0;
+	}
+}
+
+static double ratio_round(const struct ratio_method *r)
+{
+	double us;
+
+	if (r->locked && lockfree_set("N"))
+		die("lockfree=N");
+	if (r->m == M_GLIBC_OTHER) {
+		job_round_ms = ROUND_MS;
+		on_other(r->m);
+		job_round_ms = 0;
+		us = result[r->m];
+	} else {
+		us = timed_round(r->m, ROUND_MS);
+	}
+	if (r->locked && lockfree_set("Y"))
+		die("lockfree=Y");
+	return us;
+}
+
+/* A churner that sleeps between phases, so quiet rounds are quiet. */
+static pthread_mutex_t churn_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t churn_cond = PTHREAD_COND_INITIALIZER;
+static volatile int churn_state;	/* 0 paused, 1 churning, 2 quit */
+static volatile long churn_ops;
+
+static void *churn_paced(void *arg)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	(void)arg;
+	for (;;) {
+		pthread_mutex_lock(&churn_lock);
+		while (churn_state == 0)
+			pthread_cond_wait(&churn_cond, &churn_lock);
+		pthread_mutex_unlock(&churn_lock);
+		if (churn_state == 2)
+			return NULL;
+		while (churn_state == 1) {
+			void *p = mmap(NULL, page, PROT_READ,
+				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+			if (p != MAP_FAILED)
+				munmap(p, page);
+			churn_ops++;
+		}
+	}
+}
+
+static void churn_to(int state)
+{
+	pthread_mutex_lock(&churn_lock);
+	churn_state = state;
+	pthread_cond_broadcast(&churn_cond);
+	pthread_mutex_unlock(&churn_lock);
+}
+
+/* Quiet against churn, each method, @n alternating pairs of rounds. */
+static void ratios_churn(int n, int have_locked)
+{
+	double q[64], c[64], ratio[64];
+	pthread_t th;
+	size_t i;
+	int r;
+
+	if (pthread_create(&th, NULL, churn_paced, NULL))
+		die("pthread_create");
+	printf("\nQuiet against an mmap/munmap churner, alternating rounds of %.0f ms, medians of %d pairs\n",
+	       ROUND_MS, n);
+	printf("  %-26s %10s %10s %18s %10s\n", "method", "quiet µs", "churn µs",
+	       "churn/quiet thrpt", "churn ops");
+	for (i = 0; i < sizeof(ratio_methods) / sizeof(ratio_methods[0]); i++) {
+		const struct ratio_method *rm = &ratio_methods[i];
+		long ops = churn_ops;
+
+		if ((rm->locked && !have_locked) || ratio_backend(rm->m))
+			continue;
+		for (r = 0; r < n; r++) {
+			/* the order alternates too, so drift favours neither */
+			if (r & 1) {
+				churn_to(1);
+				c[r] = ratio_round(rm);
+				churn_to(0);
+				q[r] = ratio_round(rm);
+			} else {
+				q[r] = ratio_round(rm);
+				churn_to(1);
+				c[r] = ratio_round(rm);
+				churn_to(0);
+			}
+			ratio[r] = q[r] / c[r];
+		}
+		printf("  %-26s %10.2f %10.2f %18.2f %10ld\n", rm->name,
+		       median(q, n), median(c, n), median(ratio, n),
+		       churn_ops - ops);
+		printf("RATIO,churn,%s,%.4f,%.4f,%.4f\n", rm->key, median(q, n),
+		       median(c, n), median(ratio, n));
+	}
+	churn_to(2);
+	pthread_join(th, NULL);
+	ratio_backend(M_LIB_MODULE);
+	fflush(stdout);
+}
+
+/* A second query thread: each round, runs with the main one or waits. */
+static pthread_barrier_t par_go, par_done;
+static const struct ratio_method *par_method;	/* NULL: quit */
+static double par_us;
+
+static void *par_peer(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		pthread_barrier_wait(&par_go);
+		if (!par_method)
+			return NULL;
+		par_us = timed_round(par_method->m, ROUND_MS);
+		pthread_barrier_wait(&par_done);
+	}
+}
+
+/* One thread alone against two at once: µs per call of each thread. */
+static void ratios_threads(int n, int have_locked)
+{
+	/* the fifth is the locked ioctl self */
+	static const enum method ms[] = { M_NULL, M_IOCTL_DEVNULL,
+					  M_IOCTL_REJECT, M_IOCTL_SELF,
+					  M_IOCTL_SELF, M_PROC_READ,
+					  M_LIB_MODULE };
+	double one[64], a[64], b[64], ra[64], rb[64];
+	pthread_t th;
+	size_t i, j;
+	int r;
+
+	pthread_barrier_init(&par_go, NULL, 2);
+	pthread_barrier_init(&par_done, NULL, 2);
+	if (pthread_create(&th, NULL, par_peer, NULL))
+		die("pthread_create");
+	printf("\nOne query thread against two at once (%d CPUs), alternating rounds of %.0f ms, medians of %d pairs\n",
+	       get_nprocs(), ROUND_MS, n);
+	printf("  %-26s %10s %10s %10s %14s\n", "method", "1 thr µs", "2 thr: A",
+		"B", "min thrpt 2/1");
+	for (i = 0; i < sizeof(ms) / sizeof(ms[0]); i++) {
+		const struct ratio_method *rm = NULL;
+
+		for (j = 0; j < sizeof(ratio_methods) / sizeof(ratio_methods[0]); j++)
+			if (ratio_methods[j].m == ms[i] &&
+			    ratio_methods[j].locked == (i == 4))
+				rm = &ratio_methods[j];
+		if (!rm || (rm->locked && !have_locked) || ratio_backend(rm->m))
+			continue;
+		for (r = 0; r < n; r++) {
+			int k;
+
+			for (k = 0; k < 2; k++) {
+				if ((k == 0) == !(r & 1)) {
+					one[r] = ratio_round(rm);
+					continue;
+				}
+				if (rm->locked && lockfree_set("N"))
+					die("lockfree=N");
+				par_method = rm;
+				pthread_barrier_wait(&par_go);
+				a[r] = timed_round(rm->m, ROUND_MS);
+				pthread_barrier_wait(&par_done);
+				b[r] = par_us;
+				if (rm->locked && lockfree_set("Y"))
+					die("lockfree=Y");
+			}
+			ra[r] = one[r] / a[r];
+			rb[r] = one[r] / b[r];
+		}
+		printf("  %-26s %10.2f %10.2f %10.2f %14.2f\n", rm->name,
+		       median(one, n), median(a, n), median(b, n),
+		       median(ra, n) < median(rb, n) ? median(ra, n) : median(rb, n));
+		printf("RATIO,threads,%s,%.4f,%.4f,%.4f,%.4f,%.4f\n", rm->key,
+		       median(one, n), median(a, n), median(b, n), median(ra, n),
+		       median(rb, n));
+	}
+	par_method = NULL;
+	pthread_barrier_wait(&par_go);
+	pthread_join(th, NULL);
+	ratio_backend(M_LIB_MODULE);
+	fflush(stdout);
+}
+
+/*
+ * Where the self query's time goes: the floors and the query, one round
+ * each in turn, n times; each against getppid within its own turn. The
+ * ioctl on /dev/null is any device node's cost, what a misc device for
+ * the ioctl could at best bring the rejected ioctl (procfs's) down to.
+ */
+static void ratios_floors(int n, int have_locked)
+{
+	static const char *const keys_in_turn[] = {
+		"null", "ioctl_devnull", "ioctl_reject", "ioctl_self",
+		"ioctl_self_locked",
+	};
+	const struct ratio_method *rm[5] = { NULL };
+	double us[5][64], x[5][64];
+	size_t i, j, k = sizeof(keys_in_turn) / sizeof(keys_in_turn[0]);
+	int r;
+
+	for (i = 0; i < k; i++)
+		for (j = 0; j < sizeof(ratio_methods) / sizeof(ratio_methods[0]); j++)
+			if (!strcmp(ratio_methods[j].key, keys_in_turn[i]))
+				rm[i] = &ratio_methods[j];
+	if (!have_locked)
+		k--;
+	for (r = 0; r < n; r++)
+		for (i = 0; i < k; i++) {
+			/* rotate the order each turn, so drift favours none */
+			size_t m = (i + r) % k;
+
+			us[m][r] = ratio_round(rm[m]);
+		}
+	printf("\nWhere the self query's time goes: one round of each in turn, medians of %d turns\n", n);
+	printf("  %-26s %10s %14s\n", "method", "µs/call", "x getppid");
+	for (i = 0; i < k; i++) {
+		for (r = 0; r < n; r++)
+			x[i][r] = us[i][r] / us[0][r];
+		printf("  %-26s %10.2f %14.2f\n", rm[i]->name, median(us[i], n),
+		       median(x[i], n));
+		printf("RATIO,floors,%s,%.4f,%.4f\n", rm[i]->key, median(us[i], n),
+		       median(x[i], n));
+	}
+	fflush(stdout);
+}
+
+static void run_ratios(int n)
+{
+	int have_locked = lockfree_on();
+	struct stackinfo_query q = { .size = sizeof(q) };
+
+	set_maps(0);
+	set_shm(0);
+	ioctl(fd, STACKINFO_IOC_QUERY, &q);
+	printf("\nlock-free path: %s; %u mappings\n",
+	       have_locked ? "on (lockfree=Y)" :
+			     "off or not in this module (the ioctl takes mmap_lock)",
+	       q.map_count);
+	printf("RATIO,lockfree,%d\n", have_locked);
+	ratios_floors(n, have_locked);
+	ratios_churn(n, have_locked);
+	ratios_threads(n, have_locked);
+}
+
 /* LD_PRELOAD child: the interposed call on the main and another thread. */
 static int child(char **argv)
 {
@@ -579,6 +958,9 @@ int main(int argc, char **argv)
 	fd = open(STACKINFO_PROC_PATH, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		die(STACKINFO_PROC_PATH);
+	devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (devnull < 0)
+		die("/dev/null");
 	pthread_create(&th, NULL, other, NULL);
 	pthread_mutex_lock(&lock);
 	while (!other_tid)
@@ -589,6 +971,8 @@ int main(int argc, char **argv)
 		ret = child(argv + 2);
 	else if (argc > 1 && !strcmp(argv[1], "--quick"))
 		ret = quick(argv[0]);
+	else if (argc > 1 && !strcmp(argv[1], "--ratios-only"))
+		run_ratios(argc > 2 ? atoi(argv[2]) : 9);
 	else {
 		if (argc > 2 && !strcmp(argv[1], "--rounds"))
 			rounds = atoi(argv[2]) < 32 ? atoi(argv[2]) : 31;
@@ -597,6 +981,8 @@ int main(int argc, char **argv)
 		size_t s;
 		int churn_on;
 
+		/* first: the sweeps leave glibc's cache of thread stacks */
+		run_ratios(9);
 		/* every mapping count, shm size, quiet and churned */
 		for (churn_on = 0; churn_on < 2; churn_on++)
 			for (s = 0; s < sizeof(shm) / sizeof(shm[0]); s++)
