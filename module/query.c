@@ -152,10 +152,15 @@ static void stackinfo_look_walk(struct mm_struct *mm, unsigned long sp,
  * locked look would have given it at some moment, false when a writer
  * held or took mmap_lock meanwhile (then @l is garbage). Every change to
  * the VMA tree and to a VMA's bounds or flags happens with mmap_lock held
- * for writing, which makes the sequence odd; a VMA removed from the tree
- * is freed no sooner than an RCU grace period later. So: an even
- * sequence, a walk under RCU, and the same sequence after it prove that
- * no writer ran during the walk. @before_retry runs between the walk and
+ * for writing, which makes the sequence odd. The maple tree's nodes are
+ * freed through RCU, so the walk under RCU never reads freed tree memory.
+ * The VMAs it reaches are a weaker thing: 6.12 frees a removed VMA an RCU
+ * grace period later, but since 6.15 the VMA cache is SLAB_TYPESAFE_BY_RCU
+ * (7.2): under RCU a VMA's memory stays a VMA, yet may already be another
+ * VMA of another mm. So the walk reads only a VMA's own scalars (bounds,
+ * flags), never follows a pointer read from one, and trusts nothing it
+ * read before the sequence check. An even sequence, the walk under RCU,
+ * and the same sequence after it prove that no writer ran during the walk. @before_retry runs between the walk and
  * that check, outside RCU (KUnit makes a writer run there); NULL in use.
  */
 VISIBLE_IF_KUNIT bool
@@ -244,23 +249,51 @@ static bool stackinfo_has_user_sp(struct task_struct *task)
 	return !(task->flags & STACKINFO_PF_WORKER);
 }
 
+/* Looks at another process that an exec keeps spoiling give up after this. */
+#define STACKINFO_EXEC_TRIES 4
+
 /*
- * Take @task's mm and SP if the policy allows. For another process this
- * happens under exec_update_lock, as mm_access() does, so the decision and
- * the mm it was made for cannot be split by an exec. The mm is taken under
- * task_lock() as get_task_mm() takes it, and the SP with it: while
- * task->mm is set the task has not passed exit_mm(), so its kernel stack,
- * where the SP was saved at its last kernel entry, is still its own.
- * Nothing about the task, not even that it is a kernel thread, before the
- * policy has allowed it.
+ * @task's mm (referenced) and SP, taken under task_lock() as get_task_mm()
+ * takes the mm: while task->mm is set the task has not passed exit_mm(),
+ * so its kernel stack, where the SP was saved at its last kernel entry,
+ * is still its own.
+ */
+static struct mm_struct *stackinfo_task_mm(struct task_struct *task,
+					   unsigned long *sp)
+{
+	struct mm_struct *mm;
+
+	task_lock(task);
+	mm = (task->flags & PF_KTHREAD) ? NULL : task->mm;
+	if (mm) {
+		mmget(mm);
+		*sp = user_stack_pointer(task_pt_regs(task));
+	}
+	task_unlock(task);
+	return mm;
+}
+
+/*
+ * Take @task's mm and SP if the policy allows (access.c). For another
+ * process this happens under exec_update_lock, as mm_access() does, so
+ * that the decision and the mm it was made for cannot be split by an
+ * exec: what the module sees for itself (a proof fd for this mm) is
+ * decided under the lock; where the kernel must be asked, it is asked with
+ * no lock held, and the lock taken again must find the task's
+ * self_exec_id as it was before the question (exec changes it under that
+ * lock, between its new mm and its new credentials), or the question is
+ * asked again. Nothing about the task, not even that it is a kernel
+ * thread, before the policy has allowed it.
  */
 static int stackinfo_target_get(const struct stackinfo_caller *c,
 				struct task_struct *task, bool want_sp,
 				struct stackinfo_target *t)
 {
+	enum stackinfo_grant need, grant, asked = STACKINFO_GRANT_NONE;
 	bool other = !same_thread_group(task, current);
-	enum stackinfo_grant grant;
 	struct mm_struct *mm;
+	unsigned int tries;
+	u64 exec_id = 0;
 	int err;
 
 	memset(t, 0, sizeof(*t));
@@ -277,23 +310,34 @@ static int stackinfo_target_get(const struct stackinfo_caller *c,
 		return 0;
 	}
 
-	if (other) {
-		err = down_read_killable(&task->signal->exec_update_lock);
-		if (err)
+	need = want_sp ? STACKINFO_GRANT_ALL : STACKINFO_GRANT_NO_SP;
+	for (tries = 0;; tries++) {
+		if (other) {
+			/* pinned by the reference on @task, as signal is */
+			err = down_read_killable(&task->signal->exec_update_lock);
+			if (err)
+				return err;
+		}
+		mm = stackinfo_task_mm(task, &t->sp);
+		/* the policy may ask LSMs (capable()): no spinlock held */
+		grant = max(stackinfo_grant(c, task, mm), asked);
+		if (grant >= need || !other ||
+		    (tries && READ_ONCE(task->self_exec_id) == exec_id))
+			break;
+		exec_id = READ_ONCE(task->self_exec_id);
+		up_read(&task->signal->exec_update_lock);
+		if (mm)
+			mmput(mm);
+		if (tries == STACKINFO_EXEC_TRIES)
+			return -EAGAIN;
+		err = stackinfo_kernel_grant(c, task, want_sp);
+		if (err < 0)
 			return err;
+		asked = err;
 	}
-	task_lock(task);
-	mm = (task->flags & PF_KTHREAD) ? NULL : task->mm;
-	if (mm) {
-		mmget(mm);
-		t->sp = user_stack_pointer(task_pt_regs(task));
-	}
-	task_unlock(task);
 
-	/* the policy may ask LSMs (capable()): no spinlock held */
-	grant = stackinfo_grant(c, task, mm);
 	if (grant == STACKINFO_GRANT_NONE)
-		err = stackinfo_refusal(c);
+		err = -EACCES;
 	else if (task->flags & PF_KTHREAD)
 		err = -ENOENT; /* no user stack to report */
 	else if (!mm)
@@ -345,20 +389,35 @@ static u64 stackinfo_rlim(unsigned long lim)
 /*
  * RLIMIT_STACK as prlimit() reads it: both values under the group leader's
  * task_lock(), which setrlimit() holds while it writes them, so the pair is
- * never torn. The leader can change in an exec; RCU keeps the old one.
+ * never torn. The reference on @task pins @task and its signal_struct,
+ * where the limits live, but not its leader: once @task is released
+ * (release_task()), its zombie leader may be reaped and freed a grace
+ * period later, with task->group_leader still pointing at it. So, as
+ * prlimit64() does under tasklist_lock and as pid_alive() says: under RCU,
+ * first that @task is not released; then its leader, which is released no
+ * sooner than @task (delay_group_leader()) and freed no sooner than a
+ * grace period after that, stays valid until rcu_read_unlock(). An exec
+ * can make another thread the leader; the old one is freed through RCU
+ * too. -ESRCH once @task is released.
  */
-static void stackinfo_rlimit_stack(struct task_struct *task,
-				   struct rlimit *rlim)
+VISIBLE_IF_KUNIT int stackinfo_rlimit_stack(struct task_struct *task,
+					    struct rlimit *rlim)
 {
 	struct task_struct *leader;
 
 	rcu_read_lock();
+	if (!pid_alive(task)) {
+		rcu_read_unlock();
+		return -ESRCH;
+	}
 	leader = READ_ONCE(task->group_leader);
 	task_lock(leader);
 	*rlim = task->signal->rlim[RLIMIT_STACK];
 	task_unlock(leader);
 	rcu_read_unlock();
+	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(stackinfo_rlimit_stack);
 
 /*
  * Answer @q, whose in fields the caller has checked, about @task
@@ -396,6 +455,12 @@ int stackinfo_query_task(const struct stackinfo_caller *c,
 		goto out;
 	}
 
+	/*
+	 * This may sleep on mmap_lock. Afterwards t.mm is pinned by the
+	 * reference target_get took (mmget), @task and task->signal by the
+	 * caller's reference on @task; nothing else read through @task is
+	 * trusted without its own check (the rlimit's pid_alive()).
+	 */
 	err = stackinfo_look(t.mm, t.sp, t.have_sp, &look, NULL);
 	if (err)
 		goto out;
@@ -432,7 +497,12 @@ int stackinfo_query_task(const struct stackinfo_caller *c,
 		}
 	}
 
-	stackinfo_rlimit_stack(task, &rlim);
+	/* released while we looked: the thread is gone, say so */
+	err = stackinfo_rlimit_stack(task, &rlim);
+	if (err) {
+		*q = in;
+		goto out;
+	}
 	q->rlim_stack_cur = stackinfo_rlim(rlim.rlim_cur);
 	q->rlim_stack_max = stackinfo_rlim(rlim.rlim_max);
 	q->valid |= STACKINFO_VALID_RLIMIT;
@@ -465,30 +535,33 @@ EXPORT_SYMBOL_IF_KUNIT(stackinfo_query);
 
 /*
  * May @c learn anything about the process @task belongs to? 0, or the
- * refusal: the batch ioctl asks this before it counts threads. The
- * ptracer rule looks at @task itself; a proof fd is compared with the
- * mm of the first thread that still has one (the leader may have exited).
+ * refusal: the batch ioctl asks this before it counts threads. It asks
+ * about the first thread that still has an mm (the leader may have
+ * exited): a proof fd is compared with that mm, and the kernel is asked
+ * about that thread, which is referenced while it is asked. Each thread's
+ * answer is then granted on its own (stackinfo_query_task()).
  */
 int stackinfo_process_grant(const struct stackinfo_caller *c,
 			    struct task_struct *task)
 {
 	bool other = !same_thread_group(task, current);
+	struct task_struct *t, *with_mm = NULL;
 	enum stackinfo_grant grant;
 	struct mm_struct *mm = NULL;
-	struct task_struct *t;
 	int err;
 
-	if (other) {
-		err = down_read_killable(&task->signal->exec_update_lock);
-		if (err)
-			return err;
-	}
+	if (!other)
+		return 0;
+	err = down_read_killable(&task->signal->exec_update_lock);
+	if (err)
+		return err;
 	rcu_read_lock();
 	for_each_thread(task, t) {
 		task_lock(t);
 		if (!(t->flags & PF_KTHREAD) && t->mm) {
 			mm = t->mm;
 			mmget(mm);
+			with_mm = get_task_struct(t);
 		}
 		task_unlock(t);
 		if (mm)
@@ -496,11 +569,19 @@ int stackinfo_process_grant(const struct stackinfo_caller *c,
 	}
 	rcu_read_unlock();
 	grant = stackinfo_grant(c, task, mm);
-	if (other)
-		up_read(&task->signal->exec_update_lock);
+	up_read(&task->signal->exec_update_lock);
 	if (mm)
 		mmput(mm);
-	return grant == STACKINFO_GRANT_NONE ? stackinfo_refusal(c) : 0;
+	if (grant != STACKINFO_GRANT_NONE)
+		err = 0;
+	else
+		err = stackinfo_kernel_grant(c, with_mm ? with_mm : task, false);
+	/* allowed to know: no user stack anywhere in it */
+	if (err >= 0 && !with_mm)
+		err = (task->flags & PF_KTHREAD) ? -ENOENT : -ESRCH;
+	if (with_mm)
+		put_task_struct(with_mm);
+	return err < 0 ? err : 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(stackinfo_process_grant);
 

@@ -7,12 +7,14 @@
 
 #include <linux/fs.h>
 #include <linux/kconfig.h>
+#include <linux/path.h>
 #include <linux/types.h>
 #include <uapi/linux/stackinfo.h>
 
 struct file;
 struct mm_struct;
 struct pid_namespace;
+struct rlimit;
 struct seq_file;
 struct task_struct;
 
@@ -47,8 +49,8 @@ enum stackinfo_grant {
 /* Who asks, through which /proc mount, with which proof (access.c). */
 struct stackinfo_caller {
 	const struct file *file;	/* the /proc/stackinfo fd; may be NULL */
+	struct path proc_root;		/* its mount's root (pinned by file) */
 	struct pid_namespace *ns;	/* tids are numbers here */
-	bool hide;			/* hidepid hides refused processes */
 	struct file *proof;		/* a referenced proof fd, or NULL */
 	struct mm_struct *proof_mm;	/* its mm (kept by the open file) */
 	enum stackinfo_grant proof_grant;
@@ -82,7 +84,8 @@ void stackinfo_caller_put(struct stackinfo_caller *c);
 enum stackinfo_grant stackinfo_grant(const struct stackinfo_caller *c,
 				     struct task_struct *task,
 				     struct mm_struct *mm);
-int stackinfo_refusal(const struct stackinfo_caller *c);
+int stackinfo_kernel_grant(const struct stackinfo_caller *c,
+			   struct task_struct *task, bool want_sp);
 bool stackinfo_proof_fds_work(void);
 
 /* procfs.c: /proc/stackinfo and its ioctl */
@@ -108,6 +111,7 @@ bool stackinfo_look_lockless(struct mm_struct *mm, unsigned long sp,
 			     void (*before_retry)(struct mm_struct *mm));
 int stackinfo_look_locked(struct mm_struct *mm, unsigned long sp,
 			  bool have_sp, struct stackinfo_look *l);
+int stackinfo_rlimit_stack(struct task_struct *task, struct rlimit *rlim);
 int stackinfo_look(struct mm_struct *mm, unsigned long sp, bool have_sp,
 		   struct stackinfo_look *l,
 		   void (*before_retry)(struct mm_struct *mm));
