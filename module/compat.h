@@ -12,6 +12,7 @@
 #include <linux/mmap_lock.h>
 #include <linux/sched.h>
 #include <linux/seqlock.h>
+#include <linux/uio.h>
 
 /* PF_USER_WORKER (6.4+) marks kernel workers cloned from user threads. */
 #ifndef PF_USER_WORKER
@@ -32,9 +33,10 @@
  * The lock-free read (module/query.c): a walk under RCU validated by
  * mm->mm_lock_seq, which mmap_write_lock() makes odd and vma_end_write_all()
  * even again, so an unchanged even value proves no writer ran. It needs
- * that seqcount and VMAs freed no sooner than an RCU grace period, which
- * CONFIG_PER_VMA_LOCK gives (call_rcu on 6.12, SLAB_TYPESAFE_BY_RCU on
- * 7.2). The Kbuild probes say what the headers have: the kernel's own
+ * that seqcount and VMAs whose memory stays VMA memory under RCU, which
+ * CONFIG_PER_VMA_LOCK gives: freed a grace period later on 6.12 (call_rcu),
+ * type-stable only on 6.15+ (SLAB_TYPESAFE_BY_RCU, 7.2), which is why the
+ * walk never follows a pointer read from a VMA. The Kbuild probes say what the headers have: the kernel's own
  * helpers (6.14+), or the bare seqcount (6.12.y since it changed type).
  * 6.1 has neither: mmap_read_lock only.
  */
@@ -85,6 +87,11 @@ static inline bool stackinfo_mm_seq_retry(struct mm_struct *mm,
 {
 	return true;
 }
+#endif
+
+/* ITER_DEST (6.2+) names the direction READ named before. */
+#ifndef ITER_DEST
+#define ITER_DEST READ
 #endif
 
 /*
