@@ -9,12 +9,18 @@
  *
  * procfs keeps rmmod safe with fds open: proc_remove() waits for calls in
  * flight, releases the open files, and later calls on them get -EIO.
+ *
+ * The text is made by seq_file at a read at offset 0, for the thread that
+ * reads; a read that continues at a later offset continues that text,
+ * even when another thread of the process reads on (the file is under a
+ * page: one read() of it is whole). stackinfo(4) says so.
  */
 #include <linux/build_bug.h>
 #include <linux/stddef.h>
 #include <linux/compat.h>
 #include <linux/fs.h>
 #include <linux/minmax.h>
+#include <linux/overflow.h>
 #include <linux/proc_fs.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
@@ -149,9 +155,12 @@ static int stackinfo_collect(const struct stackinfo_caller *c,
  * Every thread of a process: the process checked first, then references
  * to its threads collected, then one query each, each copied out with no
  * lock held. A thread that exits meanwhile, or that the policy refuses
- * while it allowed the process (a tracer attached to some threads only),
- * is left out; any other error ends the call, count saying how many
- * entries were written before it.
+ * while it allowed the process (a thread whose credentials differ), is
+ * left out; any other error ends the call. Once the input has been found
+ * good, count says how many entries were written, on every outcome but
+ * -ERANGE (then: the threads there are). The call keeps the proc entry in
+ * use, so rmmod waits for it: it is bounded by the process's threads, and
+ * a fatal signal ends it between two.
  */
 VISIBLE_IF_KUNIT int
 stackinfo_ioctl_threads(const struct file *file,
@@ -162,7 +171,7 @@ stackinfo_ioctl_threads(const struct file *file,
 	struct stackinfo_caller c;
 	struct stackinfo_query q;
 	u32 nr = 0, i, written = 0;
-	size_t copy;
+	size_t copy, len;
 	bool proof;
 	u64 usize;
 	int err;
@@ -180,14 +189,17 @@ stackinfo_ioctl_threads(const struct file *file,
 	if (a.entry_size < STACKINFO_QUERY_SIZE_VER0 ||
 	    a.entry_size > PAGE_SIZE)
 		return -EINVAL;
-	if (a.count &&
-	    !access_ok(u64_to_user_ptr(a.entries), (u64)a.count * a.entry_size))
+	/* a 32-bit kernel takes neither an address nor a size beyond its own */
+	if (a.entries > ULONG_MAX ||
+	    check_mul_overflow((size_t)a.count, (size_t)a.entry_size, &len) ||
+	    (len && !access_ok(u64_to_user_ptr(a.entries), len)))
 		return -EFAULT;
 
 	proof = a.query_flags & STACKINFO_QUERY_PROOF_FD;
 	err = stackinfo_caller_get(&c, file, proof, a.proof_fd);
 	if (err)
 		return err;
+	/* the input was good: from here on, count says what was written */
 	if (a.pid) {
 		leader = stackinfo_get_task(&c, a.pid);
 		err = leader ? 0 : -ESRCH;
@@ -211,8 +223,9 @@ stackinfo_ioctl_threads(const struct file *file,
 	copy = min_t(size_t, sizeof(q), a.entry_size);
 	for (i = 0; i < nr; i++) {
 		void __user *dst = u64_to_user_ptr(a.entries) +
-				   (u64)written * a.entry_size;
+				   (size_t)written * a.entry_size;
 
+		cond_resched();
 		if (fatal_signal_pending(current)) {
 			err = -EINTR;
 			break;
@@ -228,7 +241,11 @@ stackinfo_ioctl_threads(const struct file *file,
 		}
 		if (err)
 			break;
-		/* the number the caller would use; the flag is the kernel's */
+		/*
+		 * As a query of the caller's own layout: its size, the number
+		 * it would ask for; the proof flag was the call's, not its.
+		 */
+		q.size = copy;
 		q.tid = q.out_tid;
 		q.query_flags &= ~STACKINFO_QUERY_PROOF_FD;
 		if (copy_to_user(dst, &q, copy) ||
@@ -240,9 +257,9 @@ stackinfo_ioctl_threads(const struct file *file,
 	}
 	stackinfo_threads_put(tasks, nr);
 	kvfree(tasks);
+out:
 	if (put_user(written, &uarg->count) && !err)
 		err = -EFAULT;
-out:
 	stackinfo_caller_put(&c);
 	return err;
 }

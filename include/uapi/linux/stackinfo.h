@@ -23,7 +23,9 @@
 /*
  * proof_fd holds an fd of /proc/<pid>/mem (grants everything) or of
  * /proc/<pid>/auxv (grants all but the SP) of the thread's process: the
- * kernel ran its full ptrace check when that fd was opened. Needs a struct
+ * kernel ran its full ptrace check when that fd was opened, perhaps for
+ * someone else than the caller. Without it the kernel checks the caller
+ * itself, as /proc/<pid>/maps and /proc/<pid>/syscall would. Needs a struct
  * of at least STACKINFO_QUERY_SIZE_VER1 (STACKINFO_THREADS_SIZE_VER1).
  */
 #define STACKINFO_QUERY_PROOF_FD	(1ULL << 1)
@@ -112,12 +114,14 @@ struct stackinfo_query {
 /*
  * Every thread of a process in one call, for tracers. The kernel writes one
  * struct stackinfo_query per thread, entry_size bytes apart (the size of
- * the struct the caller knows; the kernel fills min(entry_size, its own)
- * and zeroes the rest of each entry) and sets count to the number written.
- * When the array is too short it fails with ERANGE and sets count to the
- * threads there are. Threads that exit meanwhile, or that the access
- * policy refuses while it allows their process, are left out. On any other
- * failure count is set to the entries written before it.
+ * the struct the caller knows; the kernel fills min(entry_size, its own),
+ * says so in the entry's size, and zeroes the rest of each entry) and sets
+ * count to the number written. When the array is too short it fails with
+ * ERANGE and sets count to the threads there are. Threads that exit
+ * meanwhile, or that the access check refuses while it allows their
+ * process, are left out. Bad input fails with count untouched; any other
+ * failure sets count to the entries written before it (0 for a refused or
+ * missing process).
  */
 struct stackinfo_threads {
 	__u64 size;		/* in: sizeof(struct stackinfo_threads) */
