@@ -4,19 +4,21 @@
  * For every cell (caller, target) the caller asks the module plainly and
  * with the proof fd it can open itself (/proc/<pid>/mem, else auxv), and
  * asks the kernel for /proc/<pid>/maps and /proc/<pid>/syscall. The cell
- * must hold:
- *  - with the proof: the SP exactly when the kernel gives syscall, the
- *    stack VMAs exactly when it gives maps (mem and syscall ask ATTACH,
- *    auxv and maps READ, all with the opener's credentials);
- *  - plainly: everything for the own thread group and for a tracee of the
- *    caller, nothing (EACCES) for anyone else, whatever the capabilities;
- *  - kernel threads and zombies: refused like any other process (no proof
- *    can name their mm); a free pid: ESRCH.
+ * must hold, plainly and with the proof alike:
+ *  - the own thread group: everything;
+ *  - anyone else: the SP exactly when the kernel gives syscall, the stack
+ *    VMAs exactly when it gives maps; where it refuses maps, EACCES, or
+ *    ESRCH where it says there is no such pid (ENOENT: hidepid);
+ *  - where the kernel gives maps but there is no user stack: ENOENT for a
+ *    kernel thread, ESRCH for a zombie; a free pid: ESRCH.
+ * Targets include a tracee of the caller (a tracer gets what the kernel's
+ * check gives it, no more) and a clone(CLONE_VM) child (maps' open lets a
+ * sharer of the mm in without the ptrace check; syscall does not).
  * On Yama kernels the matrix runs under ptrace_scope 0, 1 and 2 (3 cannot
  * be undone: access_yama3 runs it last). Then: a proof fd passed over a
  * unix socket, a proof of one process used for another, an exec of a
- * setuid program after the proof was opened, a tracer and its other child,
- * hidepid=invisible and noaccess, pid namespaces, the batch ioctl refused.
+ * setuid program after the proof was opened, hidepid=invisible, noaccess
+ * and ptraceable, pid namespaces, the batch ioctl refused.
  * Every cell is printed ("cell: ...") for README's table.
  */
 #define _GNU_SOURCE
@@ -54,18 +56,32 @@ static enum answer answer_of(int err, const struct stackinfo_query *q)
 	return (q->valid & STACKINFO_VALID_SP) ? A_ALL : A_VMAS;
 }
 
-enum kind { T_PROC, T_OWN, T_TRACEE, T_KTHREAD, T_ZOMBIE, T_FREE };
+enum kind { T_PROC, T_OWN, T_KTHREAD, T_ZOMBIE, T_FREE };
 
-/*
- * One cell, in the caller's context. @hide: the caller's fd is on a /proc
- * mount whose hidepid hides what it may not see.
- */
-static void cell(int fd, const char *caller, const char *tname, pid_t t,
-		 enum kind kind, int hide)
+/* What the kernel's own answers for maps and syscall say the module owes. */
+static int kernel_says(enum kind kind, int maps, int sys, enum answer *a)
+{
+	*a = A_ERR;
+	if (kind == T_OWN) {
+		*a = A_ALL;
+		return 0;
+	}
+	if (maps)
+		return maps == -ENOENT || maps == -ESRCH ? -ESRCH : -EACCES;
+	if (kind == T_KTHREAD)
+		return -ENOENT;
+	if (kind == T_ZOMBIE || kind == T_FREE)
+		return -ESRCH;
+	*a = sys ? A_VMAS : A_ALL;
+	return 0;
+}
+
+/* One cell, in the caller's context, on the caller's /proc. */
+static void cell(int fd, const char *caller, const char *tname, pid_t t, enum kind kind)
 {
 	struct stackinfo_query q;
-	enum answer plain_a, proof_a;
-	int maps, sys, proof, plain, proofed, want_plain;
+	enum answer plain_a, proof_a, want_a;
+	int maps, sys, proof, plain, proofed, want;
 	const char *proof_kind = "none";
 
 	maps = proc_readable(t, "maps");
@@ -80,53 +96,27 @@ static void cell(int fd, const char *caller, const char *tname, pid_t t,
 	}
 	plain = si_module_query_proof(fd, t, 0, -1, &q);
 	plain_a = answer_of(plain, &q);
-	proofed = si_module_query_proof(fd, t, 0, proof, &q);
-	proof_a = answer_of(proofed, &q);
-	if (!proofed)
+	if (!plain)
 		CHECK(q.out_tid == (uint32_t)t, "%s -> %s: answer for tid %u", caller, tname,
 		      q.out_tid);
+	proofed = si_module_query_proof(fd, t, 0, proof, &q);
+	proof_a = answer_of(proofed, &q);
 	if (proof >= 0)
 		close(proof);
+	want = kernel_says(kind, maps, sys, &want_a);
 
 	printf("cell: %-28s %-22s maps %-8s syscall %-8s | plain %-8s | %s proof %s\n",
 	       caller, tname, maps ? "refused" : "yes", sys ? "refused" : "yes",
 	       plain ? strerror(-plain) : answer_name[plain_a], proof_kind,
 	       proofed ? strerror(-proofed) : answer_name[proof_a]);
-
-	switch (kind) {
-	case T_OWN:
-	case T_TRACEE:
-		CHECK(plain_a == A_ALL, "%s -> %s: plain %s", caller, tname, strerror(-plain));
-		CHECK(proof_a == A_ALL, "%s -> %s: with proof %s", caller, tname,
-		      strerror(-proofed));
-		/* the kernel grants its own group and a tracer no less */
-		CHECK(!maps && !sys, "%s -> %s: the kernel refuses what we gave", caller, tname);
-		break;
-	case T_PROC:
-		want_plain = hide ? -ESRCH : -EACCES;
-		CHECK(plain == want_plain, "%s -> %s: plain %d, want %d", caller, tname, plain,
-		      want_plain);
-		CHECK((proof_a == A_ALL) == !sys, "%s -> %s: SP with proof %d, syscall %d",
-		      caller, tname, proof_a == A_ALL, sys);
-		CHECK((proof_a != A_ERR) == !maps, "%s -> %s: VMAs with proof %d, maps %d",
-		      caller, tname, proof_a != A_ERR, maps);
-		if (proof_a == A_ERR)
-			CHECK(proofed == want_plain, "%s -> %s: with proof %d", caller, tname,
-			      proofed);
-		break;
-	case T_KTHREAD:
-	case T_ZOMBIE:
-		want_plain = hide ? -ESRCH : -EACCES;
-		/* no proof names their mm (6.1 even opens their mem, with none) */
-		CHECK(plain == want_plain && proofed == want_plain,
-		      "%s -> %s: %d / %d, want %d", caller, tname, plain, proofed, want_plain);
-		break;
-	case T_FREE:
-		CHECK(plain == -ESRCH && proofed == -ESRCH, "%s -> %s: %d / %d", caller, tname,
-		      plain, proofed);
-		CHECK(maps == -ENOENT, "%s -> %s: maps %d", caller, tname, maps);
-		break;
-	}
+	CHECK(plain == want && plain_a == want_a, "%s -> %s: plain %s/%s, the kernel says %s/%s",
+	      caller, tname, strerror(-plain), answer_name[plain_a], strerror(-want),
+	      answer_name[want_a]);
+	/* the caller's own proof: mem means ATTACH passed, which syscall asks */
+	CHECK(proofed == want && proof_a == want_a,
+	      "%s -> %s: with its %s proof %s/%s, the kernel says %s/%s", caller, tname,
+	      proof_kind, strerror(-proofed), answer_name[proof_a], strerror(-want),
+	      answer_name[want_a]);
 }
 
 /* A child that waits to be asked about; dies with its parent. */
@@ -210,16 +200,40 @@ struct targets {
 	int hide;
 };
 
+static int clone_vm_child(void *arg)
+{
+	(void)arg;
+	for (;;)
+		syscall(SYS_pause);
+	return 0;
+}
+
+/* A process sharing the caller's mm (clone(CLONE_VM), not a thread). */
+static pid_t spawn_clone_vm(void)
+{
+	static char stack[64 * 1024] __attribute__((aligned(16)));
+
+	return clone(clone_vm_child, stack + sizeof(stack), CLONE_VM | SIGCHLD, NULL);
+}
+
 static void matrix(const struct targets *t, int fd)
 {
-	cell(fd, t->caller, "itself", getpid(), T_OWN, t->hide);
-	cell(fd, t->caller, "root process", t->root_proc, T_PROC, t->hide);
-	cell(fd, t->caller, "uid-1000 process", t->user_proc, T_PROC, t->hide);
-	cell(fd, t->caller, "uid-1000 non-dumpable", t->nondumpable, T_PROC, t->hide);
-	cell(fd, t->caller, "init", 1, T_PROC, t->hide);
-	cell(fd, t->caller, "kthreadd", 2, T_KTHREAD, t->hide);
-	cell(fd, t->caller, "zombie", t->zombie, T_ZOMBIE, t->hide);
-	cell(fd, t->caller, "free pid", t->free_pid, T_FREE, t->hide);
+	pid_t sharer = spawn_clone_vm();
+
+	cell(fd, t->caller, "itself", getpid(), T_OWN);
+	cell(fd, t->caller, "root process", t->root_proc, T_PROC);
+	cell(fd, t->caller, "uid-1000 process", t->user_proc, T_PROC);
+	cell(fd, t->caller, "uid-1000 non-dumpable", t->nondumpable, T_PROC);
+	cell(fd, t->caller, "init", 1, T_PROC);
+	cell(fd, t->caller, "kthreadd", 2, T_KTHREAD);
+	cell(fd, t->caller, "zombie", t->zombie, T_ZOMBIE);
+	cell(fd, t->caller, "free pid", t->free_pid, T_FREE);
+	CHECK(sharer > 0, "clone(CLONE_VM): %s", strerror(errno));
+	if (sharer > 0) {
+		cell(fd, t->caller, "its CLONE_VM child", sharer, T_PROC);
+		kill(sharer, SIGKILL);
+		waitpid(sharer, NULL, 0);
+	}
 }
 
 static int open_stackinfo(const struct targets *t)
@@ -268,8 +282,9 @@ static void as_user(void *arg)
 }
 
 /*
- * A tracer (uid 1000) and its tracee (its own child): the tracer gets
- * everything plainly; the tracer's other child, same uid, does not.
+ * A tracer (uid 1000) and its tracee (its own child): the tracer gets what
+ * the kernel's check gives it, as the tracer's other child, same uid, does;
+ * attaching proves nothing by itself.
  */
 static void tracer(void *arg)
 {
@@ -288,12 +303,12 @@ static void tracer(void *arg)
 		return;
 	}
 	fd = open_stackinfo(t);
-	cell(fd, t->caller, "its tracee", tracee, T_TRACEE, t->hide);
+	cell(fd, t->caller, "its tracee", tracee, T_PROC);
 	fflush(stdout);
 	other = fork();
 	if (other == 0) {
 		t_failures = 0;
-		cell(fd, "the tracer's other child", "the tracee", tracee, T_PROC, t->hide);
+		cell(fd, "the tracer's other child", "the tracee", tracee, T_PROC);
 		fflush(stdout);
 		_exit(t_result());
 	}
@@ -428,7 +443,7 @@ static void passed_proof(const struct targets *t)
 static void stale_and_foreign_proofs(void *arg)
 {
 	const struct targets *t = arg;
-	struct stackinfo_query q;
+	struct stackinfo_query q, q2;
 	int fd, mem, auxv, p[2], i, err;
 	pid_t execer;
 	char c = 0, exe[64], path[64];
@@ -438,10 +453,16 @@ static void stale_and_foreign_proofs(void *arg)
 	mem = proc_open(t->user_proc, "mem");
 	CHECK(mem >= 0, "mem of a same-uid process: %s", strerror(-mem));
 	CHECK(!si_module_query_proof(fd, t->user_proc, 0, mem, &q), "with its own proof");
-	CHECK_EQ(si_module_query_proof(fd, t->user_proc2, 0, mem, &q), -EACCES);
-	printf("cell: %-28s %-22s proof of another process: %s\n", "uid 1000",
-	       "uid-1000 process", strerror(-si_module_query_proof(fd, t->user_proc2, 0, mem, &q)));
+	/* another process's proof adds nothing to what the kernel grants */
+	err = si_module_query_proof(fd, t->user_proc2, 0, mem, &q);
+	CHECK(err == si_module_query_proof(fd, t->user_proc2, 0, -1, &q2) &&
+	      (err || q.valid == q2.valid), "a foreign proof: %s, plainly %s", strerror(-err),
+	      strerror(-si_module_query_proof(fd, t->user_proc2, 0, -1, &q2)));
 	close(mem);
+	/* the kernel's check of root's process, then a proof of it: refused */
+	mem = proc_open(1, "mem");
+	CHECK(mem == -EACCES, "uid 1000 opens init's mem: %s", strerror(-mem));
+	CHECK_EQ(si_module_query_proof(fd, 1, 0, -1, &q), -EACCES);
 
 	CHECK(!pipe(p), "pipe");
 	execer = fork();
@@ -502,7 +523,10 @@ static int threads_call(int fd, pid_t pid, struct stackinfo_threads *a,
 	return ioctl(fd, STACKINFO_IOC_QUERY_THREADS, a) ? -errno : 0;
 }
 
-/* A hidden process and a free pid: the same answer, single and batch. */
+/*
+ * A hidden process and a free pid: the same answer, single and batch, and
+ * the batch's count set to the entries written (none), not left as given.
+ */
 static void hidden_like_free(int fd, pid_t hidden, pid_t free_pid, int want)
 {
 	struct stackinfo_threads a1, a2;
@@ -512,41 +536,38 @@ static void hidden_like_free(int fd, pid_t hidden, pid_t free_pid, int want)
 	e1 = si_module_query_proof(fd, hidden, 0, -1, &q1);
 	e2 = si_module_query_proof(fd, free_pid, 0, -1, &q2);
 	CHECK(e1 == want && e2 == -ESRCH, "hidden %d, free %d, want %d", e1, e2, want);
-	e1 = threads_call(fd, hidden, &a1, arr, 0);
-	e2 = threads_call(fd, free_pid, &a2, arr, 0);
+	e1 = threads_call(fd, hidden, &a1, arr, 4);
+	e2 = threads_call(fd, free_pid, &a2, arr, 4);
 	CHECK(e1 == want && e2 == -ESRCH, "batch: hidden %d, free %d", e1, e2);
-	/* and nothing written back: not even a thread count */
 	CHECK(a1.count == 0 && a2.count == 0, "batch counts %u %u", a1.count, a2.count);
 }
 
+/* What a /proc mount's hidepid shows uid 1000, and what the module says. */
 static void hidepid_user(void *arg)
 {
 	const struct targets *t = arg;
 	struct stackinfo_query q;
 	char path[64];
 	struct stat st;
-	int fd, auxv, err;
+	int fd, err, visible;
 
 	become_user(USER_UID);
 	fd = open_stackinfo(t);
 	snprintf(path, sizeof(path), "%s/%d", t->proc_dir, (int)t->root_proc);
-	if (t->hide) {
-		CHECK(stat(path, &st) && errno == ENOENT, "%s should be hidden", path);
-		hidden_like_free(fd, t->root_proc, t->free_pid, -ESRCH);
-		hidden_like_free(fd, 1, t->free_pid, -ESRCH);
-	} else {
-		CHECK(!stat(path, &st), "%s should be visible", path);
-		hidden_like_free(fd, t->root_proc, t->free_pid, -EACCES);
-	}
-	/* its own process, and a same-uid one through a proof */
+	visible = !stat(path, &st);
+	CHECK(visible == !t->hide, "%s: visible %d under %s", path, visible, t->caller);
+	hidden_like_free(fd, t->root_proc, t->free_pid, t->hide ? -ESRCH : -EACCES);
+	hidden_like_free(fd, 1, t->free_pid, t->hide ? -ESRCH : -EACCES);
+	/* itself, and a same-uid process that /proc shows it: plainly */
 	CHECK(!si_module_query_proof(fd, 0, 0, -1, &q), "itself");
-	auxv = proc_open(t->user_proc, "auxv");
-	err = si_module_query_proof(fd, t->user_proc, 0, auxv, &q);
-	CHECK(!err, "same uid with an auxv proof: %s", strerror(-err));
-	close(auxv);
-	printf("cell: %-28s %-22s hidden: %s, free pid: %s\n", t->caller, "root process",
-	       strerror(-si_module_query_proof(fd, t->root_proc, 0, -1, &q)),
-	       strerror(-si_module_query_proof(fd, t->free_pid, 0, -1, &q)));
+	snprintf(path, sizeof(path), "%s/%d", t->proc_dir, (int)t->user_proc);
+	CHECK(!stat(path, &st), "%s should be visible under %s", path, t->caller);
+	err = si_module_query_proof(fd, t->user_proc, 0, -1, &q);
+	CHECK(!err && (q.valid & STACKINFO_VALID_MAIN_VMA), "same uid, plainly: %s",
+	      strerror(-err));
+	printf("cell: %-28s %-22s hidden: %s, free pid: %s, same uid: %s\n", t->caller,
+	       "root process", strerror(-si_module_query_proof(fd, t->root_proc, 0, -1, &q)),
+	       strerror(-si_module_query_proof(fd, t->free_pid, 0, -1, &q)), strerror(-err));
 	close(fd);
 }
 
@@ -558,6 +579,7 @@ static void hidepid(struct targets *t)
 	} mounts[] = {
 		{ "hidepid=invisible", "uid 1000, hidepid=invisible", 1 },
 		{ "hidepid=noaccess", "uid 1000, hidepid=noaccess", 0 },
+		{ "hidepid=ptraceable", "uid 1000, hidepid=ptraceable", 1 },
 	};
 	const char *dir = "/tmp/access-proc";
 	unsigned int i;
@@ -627,7 +649,10 @@ static void pid_namespace(void *arg)
 	CHECK(proof >= 0, "%s: %s", name, strerror(errno));
 	CHECK(!si_module_query_proof(outer, child, 0, proof, &q) && q.out_tid == (uint32_t)child,
 	      "the child from outside: tid %u", q.out_tid);
-	CHECK_EQ(si_module_query_proof(outer, child, 0, -1, &q), -EACCES);
+	/* root, plainly: what the outer /proc's maps and syscall give it */
+	CHECK(!si_module_query_proof(outer, child, 0, -1, &q) &&
+	      !!(q.valid & STACKINFO_VALID_SP) == !proc_readable(child, "syscall"),
+	      "the child from outside, plainly: valid %llx", (unsigned long long)q.valid);
 	close(proof);
 	kill(child, SIGKILL);
 	waitpid(child, &status, 0);

@@ -169,6 +169,36 @@ static void check_entries(const unsigned char *buf, uint32_t n, size_t stride)
 	CHECK_EQ(mains, 1);
 }
 
+/*
+ * Entries of the first published layout (168 bytes) each say so in their
+ * size: one reused as a query, at the very end of a mapping, is read and
+ * written within its own bytes.
+ */
+static void first_layout_entries(long page)
+{
+	const size_t v0 = STACKINFO_QUERY_SIZE_VER0;
+	unsigned char *map = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	unsigned char *arr;
+	struct stackinfo_query *last;
+	uint32_t count = PEERS + 1, i;
+	int err;
+
+	CHECK(map != MAP_FAILED, "mmap");
+	munmap(map + page, page);
+	arr = map + page - count * v0;
+	err = batch(0, arr, &count, v0, 0);
+	CHECK_EQ(err, 0);
+	CHECK_EQ(count, PEERS + 1);
+	for (i = 0; i < count; i++)
+		CHECK_EQ(((struct stackinfo_query *)(arr + i * v0))->size, v0);
+	last = (struct stackinfo_query *)(arr + (count - 1) * v0);
+	CHECK(!ioctl(fd, STACKINFO_IOC_QUERY, last), "the last entry as a query: %s",
+	      strerror(errno));
+	CHECK_EQ(last->out_tid, last->tid);
+	munmap(map, page);
+}
+
 static void as_user(pid_t root_child)
 {
 	uint32_t count = 8;
@@ -180,7 +210,7 @@ static void as_user(pid_t root_child)
 		_exit(1);
 	err = batch(root_child, buf, &count, sizeof(struct stackinfo_query), 0);
 	CHECK_EQ(err, -EACCES);
-	CHECK_EQ(count, 8);	/* not even the thread count */
+	CHECK_EQ(count, 0);	/* the entries written: not even the thread count */
 	count = 8;
 	err = batch(0, buf, &count, sizeof(struct stackinfo_query), 0);
 	CHECK_EQ(err, 0);
@@ -240,6 +270,9 @@ int main(void)
 	}
 	CHECK(buf[count * (qs + 24)] == 0xff, "written past the last entry");
 	check_entries(buf, count, qs + 24);
+	for (i = 0; i < (int)count; i++)
+		CHECK_EQ(((struct stackinfo_query *)(buf + i * (qs + 24)))->size, qs);
+	first_layout_entries(page);
 
 	/* bad input */
 	count = 16;
@@ -247,8 +280,10 @@ int main(void)
 	CHECK_EQ(batch(0, buf, &count, page + 8, 0), -EINVAL);
 	CHECK_EQ(batch(0, buf, &count, qs, 1ULL << 40), -EINVAL);
 	CHECK_EQ(batch(0x7ffffff0, buf, &count, qs, 0), -ESRCH);
-	/* kthreadd: refused before anything, like any process we may not see */
-	CHECK_EQ(batch(2, buf, &count, qs, 0), -EACCES);
+	/* kthreadd: the kernel shows anyone that it has no user memory */
+	count = 16;
+	CHECK_EQ(batch(2, buf, &count, qs, 0), -ENOENT);
+	CHECK_EQ(count, 0);
 	{
 		struct stackinfo_threads a = {
 			.size = sizeof(a), .query_flags = STACKINFO_QUERY_PROOF_FD,
@@ -267,7 +302,9 @@ int main(void)
 		CHECK(ioctl(fd, STACKINFO_IOC_QUERY_THREADS, &a) == -1 && errno == EINVAL,
 		      "reserved1: %s", strerror(errno));
 	}
+	count = 16;
 	CHECK_EQ(batch(0, (void *)0xffff888000000000UL, &count, qs, 0), -EFAULT);
+	CHECK_EQ(count, 16);	/* bad input: nothing changed */
 	two = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	munmap(two + page, page);
 	count = 16;
@@ -296,15 +333,21 @@ int main(void)
 		      !WEXITSTATUS(status), "as user 1000");
 		int proof = proc_open(child, "auxv");
 
-		/* root too needs the kernel's word: a proof */
+		/* root: what the kernel's own check gives it, proof or not */
+		int sp = !proc_readable(child, "syscall");
+
 		count = 16;
-		CHECK_EQ(batch(child, buf, &count, qs, 0), -EACCES);
+		CHECK_EQ(batch(child, buf, &count, qs, 0), 0);
+		CHECK_EQ(count, 1);
+		CHECK(!!(((struct stackinfo_query *)buf)->valid & STACKINFO_VALID_SP) == sp,
+		      "SP %d where the kernel gives syscall %d",
+		      !!(((struct stackinfo_query *)buf)->valid & STACKINFO_VALID_SP), sp);
 		count = 16;
 		err = batch_proof(child, buf, &count, qs, 0, proof);
 		CHECK_EQ(err, 0);
 		CHECK_EQ(count, 1);
-		CHECK(!(((struct stackinfo_query *)buf)->valid & STACKINFO_VALID_SP),
-		      "an auxv proof gave the SP");
+		CHECK(!!(((struct stackinfo_query *)buf)->valid & STACKINFO_VALID_SP) == sp,
+		      "with an auxv proof: the SP only as the kernel gives it");
 		close(proof);
 	}
 	churned();
