@@ -16,6 +16,7 @@
 #include <kunit/test.h>
 #include <kunit/resource.h>
 #include <linux/cred.h>
+#include <linux/delay.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/kthread.h>
@@ -25,6 +26,7 @@
 #include <linux/pid.h>
 #include <linux/refcount.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -1101,9 +1103,9 @@ static void access_other_capable_refused(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, capable(CAP_SYS_PTRACE));
 	KUNIT_EXPECT_EQ(test, stackinfo_grant(&a.c, a.init, a.init_mm),
 			STACKINFO_GRANT_NONE);
-	KUNIT_EXPECT_EQ(test, stackinfo_refusal(&a.c), -EACCES);
-	a.c.hide = true;
-	KUNIT_EXPECT_EQ(test, stackinfo_refusal(&a.c), -ESRCH);
+	/* and no kernel to ask without a /proc mount to ask it through */
+	KUNIT_EXPECT_EQ(test, stackinfo_kernel_grant(&a.c, a.init, false),
+			-EACCES);
 	access_teardown(&a);
 }
 
@@ -1241,6 +1243,178 @@ static void access_proof_query(struct kunit *test)
 	q.tid = 2;
 	KUNIT_EXPECT_EQ(test, stackinfo_query(&a.c, &q), -EACCES);
 	access_teardown(&a);
+}
+
+/* Run as this case's kthread as uid @uid, with no capabilities at all. */
+static void become_uid(struct kunit *test, struct access_ctx *a, uid_t uid)
+{
+	a->dropped = prepare_creds();
+	KUNIT_ASSERT_NOT_NULL(test, a->dropped);
+	a->dropped->uid = KUIDT_INIT(uid);
+	a->dropped->euid = KUIDT_INIT(uid);
+	a->dropped->suid = KUIDT_INIT(uid);
+	a->dropped->fsuid = KUIDT_INIT(uid);
+	a->dropped->gid = KGIDT_INIT(uid);
+	a->dropped->egid = KGIDT_INIT(uid);
+	a->dropped->sgid = KGIDT_INIT(uid);
+	a->dropped->fsgid = KGIDT_INIT(uid);
+	cap_clear(a->dropped->cap_effective);
+	cap_clear(a->dropped->cap_permitted);
+	a->saved = override_creds(a->dropped);
+}
+
+/* A caller whose fd is an open /proc/stackinfo of the mount at /proc. */
+static struct file *access_proc_caller(struct kunit *test,
+				       struct stackinfo_caller *c)
+{
+	struct file *f = filp_open("/proc/stackinfo", O_RDONLY, 0);
+
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(f), "open /proc/stackinfo: %ld",
+			       PTR_ERR(f));
+	KUNIT_EXPECT_EQ(test, stackinfo_caller_get(c, f, false, 0), 0);
+	return f;
+}
+
+/*
+ * The kernel's own check, asked as the caller through its /proc mount:
+ * root (this kthread) may open init's maps and read its personality;
+ * uid 1000 without capabilities may do neither, nor may it for kthreadd,
+ * whose maps opens for anyone (it has no mm), its personality not.
+ */
+static void access_kernel_check(struct kunit *test)
+{
+	struct stackinfo_caller c;
+	struct access_ctx a;
+	struct task_struct *kthreadd;
+	struct file *f;
+
+	access_setup(test, &a);
+	f = access_proc_caller(test, &c);
+	stackinfo_allow_cap_sys_ptrace = false;
+	KUNIT_EXPECT_EQ(test, stackinfo_kernel_grant(&c, a.init, true),
+			STACKINFO_GRANT_ALL);
+	KUNIT_EXPECT_EQ(test, stackinfo_kernel_grant(&c, a.init, false),
+			STACKINFO_GRANT_NO_SP);
+	rcu_read_lock();
+	kthreadd = get_task_struct(pid_task(find_vpid(2), PIDTYPE_PID));
+	rcu_read_unlock();
+	become_uid(test, &a, 1000);
+	KUNIT_EXPECT_EQ(test, stackinfo_kernel_grant(&c, a.init, true),
+			-EACCES);
+	KUNIT_EXPECT_EQ(test, stackinfo_kernel_grant(&c, a.init, false),
+			-EACCES);
+	KUNIT_EXPECT_EQ(test, stackinfo_kernel_grant(&c, kthreadd, true),
+			STACKINFO_GRANT_NO_SP);
+	put_task_struct(kthreadd);
+	stackinfo_caller_put(&c);
+	filp_close(f, NULL);
+	access_teardown(&a);
+}
+
+/* A whole query through the kernel's check: what it grants, nothing else. */
+static void access_kernel_check_query(struct kunit *test)
+{
+	struct stackinfo_query q = { .size = sizeof(q), .tid = 1 };
+	struct stackinfo_caller c;
+	struct access_ctx a;
+	struct file *f;
+
+	access_setup(test, &a);
+	f = access_proc_caller(test, &c);
+	stackinfo_allow_cap_sys_ptrace = false;
+	KUNIT_ASSERT_EQ(test, stackinfo_query(&c, &q), 0);
+	KUNIT_EXPECT_TRUE(test, q.valid & STACKINFO_VALID_SP_VMA);
+	/* kthreadd: the kernel lets anyone see it has no mm */
+	q.tid = 2;
+	KUNIT_EXPECT_EQ(test, stackinfo_query(&c, &q), -ENOENT);
+	become_uid(test, &a, 1000);
+	q.tid = 1;
+	KUNIT_EXPECT_EQ(test, stackinfo_query(&c, &q), -EACCES);
+	KUNIT_EXPECT_EQ(test, q.valid, 0ULL);
+	q.tid = 2;
+	KUNIT_EXPECT_EQ(test, stackinfo_query(&c, &q), -ENOENT);
+	stackinfo_caller_put(&c);
+	filp_close(f, NULL);
+	access_teardown(&a);
+}
+
+/* ---- a thread released while the query looked (module/query.c) ---- */
+
+struct reap_proc {
+	struct task_struct *leader;
+};
+
+static int reap_proc_started(struct subprocess_info *info, struct cred *new)
+{
+	struct reap_proc *p = info->data;
+
+	p->leader = get_task_struct(current);
+	return 0;
+}
+
+/*
+ * A reference on a non-leader thread of a process of its own (started
+ * with the usermode helper, whose children kthreadd reaps), the process
+ * killed and reaped, the leader's last reference dropped by its RCU
+ * callback (rcu_barrier()): then the rlimit read, which reaches the
+ * leader, must see that the thread is released and touch nothing of it.
+ */
+static void query_rlimit_after_reap(struct kunit *test)
+{
+	char path[] = "/usr/bin/thread-sleeper", two[] = "2";
+	char *argv[] = { path, two, NULL }, *envp[] = { NULL };
+	struct task_struct *t, *thread = NULL;
+	struct subprocess_info *info;
+	struct reap_proc p = {};
+	struct pid *leader_pid;
+	struct rlimit rlim;
+	bool gone = false;
+	int i, err;
+
+	info = call_usermodehelper_setup(path, argv, envp, GFP_KERNEL,
+					 reap_proc_started, NULL, &p);
+	KUNIT_ASSERT_NOT_NULL(test, info);
+	err = call_usermodehelper_exec(info, UMH_WAIT_EXEC);
+	if (err || !p.leader) {
+		if (p.leader)
+			put_task_struct(p.leader);
+		kunit_skip(test, "cannot start %s: %d", path, err);
+	}
+	for (i = 0; i < 500 && !thread; i++) {
+		rcu_read_lock();
+		for_each_thread(p.leader, t) {
+			if (t != p.leader) {
+				thread = get_task_struct(t);
+				break;
+			}
+		}
+		rcu_read_unlock();
+		if (!thread)
+			msleep(10);
+	}
+	leader_pid = get_pid(task_pid(p.leader));
+	kill_pid(leader_pid, SIGKILL, 1);
+	/* from here the leader is pinned by nothing of ours */
+	put_task_struct(p.leader);
+	if (!thread) {
+		put_pid(leader_pid);
+		KUNIT_FAIL(test, "%s started no thread", path);
+		return;
+	}
+	KUNIT_EXPECT_EQ(test, stackinfo_rlimit_stack(thread, &rlim) == 0 ||
+			      !pid_alive(thread), true);
+	for (i = 0; i < 500 && !gone; i++) {
+		rcu_read_lock();
+		gone = !pid_alive(thread) && !pid_task(leader_pid, PIDTYPE_PID);
+		rcu_read_unlock();
+		if (!gone)
+			msleep(10);
+	}
+	put_pid(leader_pid);
+	KUNIT_EXPECT_TRUE_MSG(test, gone, "the process was not reaped");
+	rcu_barrier();
+	KUNIT_EXPECT_EQ(test, stackinfo_rlimit_stack(thread, &rlim), -ESRCH);
+	put_task_struct(thread);
 }
 
 /* ---- the lock-free look against the locked one (module/query.c) ---- */
@@ -1461,6 +1635,9 @@ static struct kunit_case stackinfo_cases[] = {
 	KUNIT_CASE(access_proof_auxv),
 	KUNIT_CASE(access_proof_other_files),
 	KUNIT_CASE(access_proof_query),
+	KUNIT_CASE(access_kernel_check),
+	KUNIT_CASE(access_kernel_check_query),
+	KUNIT_CASE(query_rlimit_after_reap),
 	KUNIT_CASE(lockfree_matches_locked),
 	KUNIT_CASE(lockfree_gives_way_after_writer),
 	KUNIT_CASE(lockfree_gives_way_to_held_lock),

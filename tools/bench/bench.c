@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,6 +63,20 @@ static const char *const keys[M_NR] = {
 };
 
 static int fd = -1, devnull = -1, rounds = 5;
+
+static int proc_open_mem(pid_t pid)
+{
+	char path[64];
+	int m;
+
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+	m = open(path, O_RDONLY | O_CLOEXEC);
+	if (m < 0) {
+		perror(path);
+		exit(1);
+	}
+	return m;
+}
 static pthread_t main_thread;
 static pid_t other_tid;
 static double result[M_NR];
@@ -844,6 +859,144 @@ static void ratios_floors(int n, int have_locked)
 	fflush(stdout);
 }
 
+/*
+ * ---- another process: what the kernel's own check costs ----
+ *
+ * For a thread of another process the module opens <tid>/maps (and, for
+ * the SP, reads <tid>/personality) on the caller's /proc as the caller; a
+ * proof fd skips both. A child of this process with FOREIGN_THREADS
+ * threads, asked about in rotating turns against the own-thread query.
+ */
+#define FOREIGN_THREADS 64
+
+static pid_t foreign_pid;
+static int foreign_proof = -1;
+static struct stackinfo_query foreign_buf[FOREIGN_THREADS + 8];
+
+static int foreign_query(uint64_t flags, int proof)
+{
+	struct stackinfo_query q = {
+		.size = sizeof(q), .tid = (uint32_t)foreign_pid, .query_flags = flags,
+	};
+
+	if (proof >= 0) {
+		q.query_flags |= STACKINFO_QUERY_PROOF_FD;
+		q.proof_fd = proof;
+	}
+	return ioctl(fd, STACKINFO_IOC_QUERY, &q);
+}
+
+static int foreign_batch(int proof)
+{
+	struct stackinfo_threads a = {
+		.size = sizeof(a), .pid = (uint32_t)foreign_pid,
+		.count = FOREIGN_THREADS + 8, .entries = (uintptr_t)foreign_buf,
+		.entry_size = sizeof(foreign_buf[0]),
+	};
+
+	if (proof >= 0) {
+		a.query_flags = STACKINFO_QUERY_PROOF_FD;
+		a.proof_fd = proof;
+	}
+	if (ioctl(fd, STACKINFO_IOC_QUERY_THREADS, &a))
+		return -1;
+	if (a.count != FOREIGN_THREADS) {
+		errno = EPROTO;
+		return -1;
+	}
+	return 0;
+}
+
+static int f_self(void) { return ioctl_query(0); }
+static int f_plain(void) { return foreign_query(0, -1); }
+static int f_no_sp(void) { return foreign_query(STACKINFO_QUERY_NO_SP, -1); }
+static int f_proof(void) { return foreign_query(0, foreign_proof); }
+static int f_batch(void) { return foreign_batch(-1); }
+static int f_batch_proof(void) { return foreign_batch(foreign_proof); }
+
+static const struct {
+	int (*fn)(void);
+	const char *key, *name;
+	int per_thread;
+} foreign_methods[] = {
+	{ f_self, "self", "query, own thread", 0 },
+	{ f_plain, "other_process", "query, another process (kernel's check)", 0 },
+	{ f_no_sp, "other_process_nosp", "  the same, NO_SP (maps' check only)", 0 },
+	{ f_proof, "other_process_proof", "  the same, with a mem proof fd", 0 },
+	{ f_batch, "batch", "batch of 64 threads (kernel's check)", 1 },
+	{ f_batch_proof, "batch_proof", "  the same, with a mem proof fd", 1 },
+};
+
+static void *foreign_sleeper(void *arg)
+{
+	(void)arg;
+	for (;;)
+		pause();
+	return NULL;
+}
+
+static double fn_round(int (*fn)(void), double ms)
+{
+	double t0 = now_us(), t;
+	long n = 0;
+
+	do {
+		if (fn())
+			die("foreign");
+		n++;
+		t = now_us() - t0;
+	} while (t < ms * 1000);
+	return t / n;
+}
+
+static void run_foreign(int n)
+{
+	enum { K = sizeof(foreign_methods) / sizeof(foreign_methods[0]) };
+	double us[K][64], x[K][64];
+	int p[2], r, i;
+	char c;
+
+	if (pipe(p))
+		die("pipe");
+	foreign_pid = fork();
+	if (foreign_pid == 0) {
+		pthread_t th;
+
+		for (i = 1; i < FOREIGN_THREADS; i++)
+			pthread_create(&th, NULL, foreign_sleeper, NULL);
+		if (write(p[1], "r", 1) != 1)
+			_exit(1);
+		foreign_sleeper(NULL);
+	}
+	if (foreign_pid < 0 || read(p[0], &c, 1) != 1)
+		die("foreign process");
+	close(p[0]);
+	close(p[1]);
+	foreign_proof = proc_open_mem(foreign_pid);
+	for (r = 0; r < n; r++)
+		for (i = 0; i < K; i++) {
+			int m = (i + r) % K;
+
+			us[m][r] = fn_round(foreign_methods[m].fn, ROUND_MS);
+		}
+	printf("\nAnother process (a child, %d threads): one round of each in turn, medians of %d turns\n",
+	       FOREIGN_THREADS, n);
+	printf("  %-42s %10s %12s %14s\n", "method", "µs/call", "µs/thread", "x own query");
+	for (i = 0; i < K; i++) {
+		for (r = 0; r < n; r++)
+			x[i][r] = us[i][r] / us[0][r];
+		printf("  %-42s %10.2f %12.2f %14.2f\n", foreign_methods[i].name, median(us[i], n),
+		       median(us[i], n) / (foreign_methods[i].per_thread ? FOREIGN_THREADS : 1),
+		       median(x[i], n));
+		printf("RATIO,foreign,%s,%.4f,%.4f\n", foreign_methods[i].key, median(us[i], n),
+		       median(x[i], n));
+	}
+	fflush(stdout);
+	close(foreign_proof);
+	kill(foreign_pid, SIGKILL);
+	waitpid(foreign_pid, NULL, 0);
+}
+
 static void run_ratios(int n)
 {
 	int have_locked = lockfree_on();
@@ -860,6 +1013,7 @@ static void run_ratios(int n)
 	ratios_floors(n, have_locked);
 	ratios_churn(n, have_locked);
 	ratios_threads(n, have_locked);
+	run_foreign(n);
 }
 
 /* LD_PRELOAD child: the interposed call on the main and another thread. */
