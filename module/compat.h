@@ -109,11 +109,11 @@ static inline bool stackinfo_mm_seq_retry(struct mm_struct *mm,
 /*
  * kunit_vm_mmap() (6.10+; Kbuild probes kunit/test.h for it,
  * STACKINFO_HAVE_KUNIT_VM_MMAP) gives a KUnit case's kthread a fresh mm.
- * Without it, and with mm_alloc() not exported, the suite borrows the mm of
- * a user process it starts itself (kunit/stackinfo_kunit.c).
+ * Without it, and with mm_alloc() not exported, each case borrows the mm
+ * of a user process it starts itself (kunit/util.c).
  */
 
-/* KUnit helpers 6.1 lacks (the suite includes <kunit/test.h> first). */
+/* KUnit helpers 6.1 lacks (the suites include <kunit/test.h> first). */
 #ifdef _KUNIT_TEST_H
 #ifndef KUNIT_CASE_SLOW
 #define KUNIT_CASE_SLOW(name) KUNIT_CASE(name)

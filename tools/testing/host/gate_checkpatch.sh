@@ -12,7 +12,7 @@ ignore=
 	ignore="--ignore $(grep -v '^#' "$top/tools/testing/checkpatch-exceptions" | cut -d' ' -f1 | paste -sd,)"
 cd "$top"
 out=$("$cp/scripts/checkpatch.pl" --no-tree --strict --terse $ignore -f \
-	module/*.c module/*.h kunit/*.c include/uapi/linux/stackinfo.h 2>&1 || true)
+	module/*.c module/*.h kunit/*.c kunit/*.h include/uapi/linux/stackinfo.h 2>&1 || true)
 if grep -qE ': (ERROR|WARNING|CHECK):' <<<"$out"; then
 	echo "$out"
 	exit 1

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Gate: the module builds with W=1 and sparse (C=2) and no warning against
-# Debian's 6.12 and 6.1 headers and the three debug kernels (the KUnit suite
+# Debian's 6.12 and 6.1 headers and the three debug kernels (the KUnit module
 # too, where the kernel has KUnit), and modinfo shows license, author,
 # description, version, srcversion and the kernel's vermagic. Debian 12's
 # sparse is too old for 7.2: its Makefile says so and builds without it

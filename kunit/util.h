@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* What the stackinfo KUnit suites share (util.c). */
+#ifndef _STACKINFO_KUNIT_UTIL_H
+#define _STACKINFO_KUNIT_UTIL_H
+
+#include <kunit/test.h>
+#include <linux/bits.h>
+#include <linux/mman.h>
+
+/* Where the cases lay out their VMAs: far from anything the mm starts with. */
+#define BASE BIT(32)
+#define SZ PAGE_SIZE
+#define MAP_TEST (MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE)
+
+/*
+ * Map [addr, addr + len) in the case's own mm, which the first call gives
+ * the case's kthread; the case fails unless it lands at addr.
+ */
+void map_at(struct kunit *test, unsigned long addr, unsigned long len,
+	    unsigned long prot, unsigned long flags);
+
+/* Every suite's init and exit: the root shortcut on while a case runs. */
+int stackinfo_case_init(struct kunit *test);
+void stackinfo_case_exit(struct kunit *test);
+
+#endif /* _STACKINFO_KUNIT_UTIL_H */
