@@ -289,8 +289,9 @@ static int stackinfo_target_get(const struct stackinfo_caller *c,
 				struct task_struct *task, bool want_sp,
 				struct stackinfo_target *t)
 {
-	enum stackinfo_grant need, grant, asked = STACKINFO_GRANT_NONE;
+	enum stackinfo_grant need, grant;
 	bool other = !same_thread_group(task, current);
+	int asked = STACKINFO_GRANT_NONE;
 	struct mm_struct *mm;
 	unsigned int tries;
 	u64 exec_id = 0;
@@ -320,24 +321,28 @@ static int stackinfo_target_get(const struct stackinfo_caller *c,
 		}
 		mm = stackinfo_task_mm(task, &t->sp);
 		/* the policy may ask LSMs (capable()): no spinlock held */
-		grant = max(stackinfo_grant(c, task, mm), asked);
-		if (grant >= need || !other ||
-		    (tries && READ_ONCE(task->self_exec_id) == exec_id))
+		grant = stackinfo_grant(c, task, mm);
+		if (!other || grant >= need)
 			break;
+		/* the kernel's answer holds if no exec came since it was asked */
+		if (tries && (asked < 0 ||
+			      READ_ONCE(task->self_exec_id) == exec_id)) {
+			grant = max_t(int, grant, asked);
+			break;
+		}
 		exec_id = READ_ONCE(task->self_exec_id);
 		up_read(&task->signal->exec_update_lock);
 		if (mm)
 			mmput(mm);
 		if (tries == STACKINFO_EXEC_TRIES)
 			return -EAGAIN;
-		err = stackinfo_kernel_grant(c, task, want_sp);
-		if (err < 0)
-			return err;
-		asked = err;
+		asked = stackinfo_kernel_grant(c, task, want_sp);
+		if (asked == -EINTR)
+			return asked;
 	}
 
 	if (grant == STACKINFO_GRANT_NONE)
-		err = -EACCES;
+		err = asked < 0 ? asked : -EACCES;
 	else if (task->flags & PF_KTHREAD)
 		err = -ENOENT; /* no user stack to report */
 	else if (!mm)
