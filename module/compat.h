@@ -36,9 +36,10 @@
  * that seqcount and VMAs whose memory stays VMA memory under RCU, which
  * CONFIG_PER_VMA_LOCK gives: freed a grace period later on 6.12 (call_rcu),
  * type-stable only on 6.15+ (SLAB_TYPESAFE_BY_RCU, 7.2), which is why the
- * walk never follows a pointer read from a VMA. The Kbuild probes say what the headers have: the kernel's own
- * helpers (6.14+), or the bare seqcount (6.12.y since it changed type).
- * 6.1 has neither: mmap_read_lock only.
+ * walk never follows a pointer read from a VMA. The Kbuild probes say
+ * what the headers have: the kernel's own helpers (6.14+), or the bare
+ * seqcount (6.12.y since it changed type). 6.1 has neither:
+ * mmap_read_lock only.
  */
 #if IS_ENABLED(CONFIG_PER_VMA_LOCK) && \
 	defined(STACKINFO_PROBE_MMAP_LOCK_SPECULATE)

@@ -160,8 +160,9 @@ static void stackinfo_look_walk(struct mm_struct *mm, unsigned long sp,
  * VMA of another mm. So the walk reads only a VMA's own scalars (bounds,
  * flags), never follows a pointer read from one, and trusts nothing it
  * read before the sequence check. An even sequence, the walk under RCU,
- * and the same sequence after it prove that no writer ran during the walk. @before_retry runs between the walk and
- * that check, outside RCU (KUnit makes a writer run there); NULL in use.
+ * and the same sequence after it prove that no writer ran during the
+ * walk. @before_retry runs between the walk and that check, outside RCU
+ * (KUnit makes a writer run there); NULL in use.
  */
 VISIBLE_IF_KUNIT bool
 stackinfo_look_lockless(struct mm_struct *mm, unsigned long sp, bool have_sp,
@@ -292,6 +293,7 @@ static int stackinfo_target_get(const struct stackinfo_caller *c,
 	enum stackinfo_grant need, grant;
 	bool other = !same_thread_group(task, current);
 	int asked = STACKINFO_GRANT_NONE;
+	struct rw_semaphore *exec_lock;
 	struct mm_struct *mm;
 	unsigned int tries;
 	u64 exec_id = 0;
@@ -311,11 +313,12 @@ static int stackinfo_target_get(const struct stackinfo_caller *c,
 		return 0;
 	}
 
+	/* pinned by the reference on @task, as task->signal is */
+	exec_lock = &task->signal->exec_update_lock;
 	need = want_sp ? STACKINFO_GRANT_ALL : STACKINFO_GRANT_NO_SP;
 	for (tries = 0;; tries++) {
 		if (other) {
-			/* pinned by the reference on @task, as signal is */
-			err = down_read_killable(&task->signal->exec_update_lock);
+			err = down_read_killable(exec_lock);
 			if (err)
 				return err;
 		}
@@ -325,13 +328,13 @@ static int stackinfo_target_get(const struct stackinfo_caller *c,
 		if (!other || grant >= need)
 			break;
 		/* the kernel's answer holds if no exec came since it was asked */
-		if (tries && (asked < 0 ||
-			      READ_ONCE(task->self_exec_id) == exec_id)) {
+		if (tries &&
+		    (asked < 0 || READ_ONCE(task->self_exec_id) == exec_id)) {
 			grant = max_t(int, grant, asked);
 			break;
 		}
 		exec_id = READ_ONCE(task->self_exec_id);
-		up_read(&task->signal->exec_update_lock);
+		up_read(exec_lock);
 		if (mm)
 			mmput(mm);
 		if (tries == STACKINFO_EXEC_TRIES)
@@ -350,7 +353,7 @@ static int stackinfo_target_get(const struct stackinfo_caller *c,
 	else
 		err = 0;
 	if (other)
-		up_read(&task->signal->exec_update_lock);
+		up_read(exec_lock);
 	if (err) {
 		if (mm)
 			mmput(mm);
@@ -580,7 +583,8 @@ int stackinfo_process_grant(const struct stackinfo_caller *c,
 	if (grant != STACKINFO_GRANT_NONE)
 		err = 0;
 	else
-		err = stackinfo_kernel_grant(c, with_mm ? with_mm : task, false);
+		err = stackinfo_kernel_grant(c, with_mm ? with_mm : task,
+					     false);
 	/* allowed to know: no user stack anywhere in it */
 	if (err >= 0 && !with_mm)
 		err = (task->flags & PF_KTHREAD) ? -ENOENT : -ESRCH;
