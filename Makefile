@@ -60,7 +60,8 @@ TESTUTIL := tools/testing/lib/testutil.c tools/testing/lib/testutil.h
 GUEST_SRCS := $(wildcard tools/testing/guest/*.c)
 GUEST_TESTS := $(patsubst tools/testing/guest/%.c,$(B)/guest/tests/%,$(GUEST_SRCS)) \
 	$(patsubst tools/testing/guest/%.sh,$(B)/guest/tests/%,$(wildcard tools/testing/guest/*.sh)) \
-	$(B)/guest/tests/lib_parity_san $(B)/guest/tests/lib_initial_san
+	$(B)/guest/tests/lib_parity_san $(B)/guest/tests/lib_initial_san \
+	$(B)/guest/tests/lib_fork_san $(B)/guest/tests/lib_api_san
 HOST_SRCS := $(wildcard tools/testing/host/*.c)
 HOST_TESTS := $(patsubst tools/testing/host/%.c,$(B)/host/%,$(HOST_SRCS)) \
 	$(patsubst tools/testing/host/%.c,$(B)/host/%_san,$(filter tools/testing/host/lib_%,$(HOST_SRCS))) \
@@ -167,6 +168,11 @@ $(B)/guest/tests/lib_%: tools/testing/guest/lib_%.c $(TESTUTIL) $(LIB_HDRS) $(LI
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ $< tools/testing/lib/testutil.c \
 		-Wl,-rpath,'$$ORIGIN/../../lib' $(B)/lib/$(LIB_SONAME) $(LIB_A) $(LDLIBS)
+
+# a static binary: glibc's pthread_getattr_np is the one linked in
+$(B)/guest/tests/lib_static: tools/testing/guest/lib_static.c $(TESTUTIL) $(LIB_HDRS) $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -static -o $@ $< tools/testing/lib/testutil.c $(LIB_A) $(LDLIBS)
 
 $(B)/guest/tests/lib_%_san: tools/testing/guest/lib_%.c $(TESTUTIL) $(LIB_HDRS) $(LIB_A_SAN)
 	@mkdir -p $(@D)
