@@ -204,8 +204,10 @@ static void fork_in_flight(void)
 			struct stackinfo_query q;
 
 			alarm(20);
+			/* what the other thread did: itself, another process */
 			if (stackinfo_query_thread(0, 0, &q))
 				_exit(2);
+			stackinfo_query_thread(getppid(), 0, &q);
 			_exit(same("child forked beside a busy thread", pthread_self()));
 		}
 		met += was;

@@ -74,10 +74,12 @@ static int explicit_thread(t_getattr_fn f, int out[2])
 	pthread_t th;
 	int ret;
 
+	static char stack[1 << 20] __attribute__((aligned(4096)));
+
 	if (f(pthread_self(), &attr))
 		return -1;
-	/* its own stack, not the main thread's */
-	pthread_attr_setstacksize(&attr, 1 << 20);
+	/* its own stack: the attr names the main thread's */
+	pthread_attr_setstack(&attr, stack, sizeof(stack));
 	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
 	ret = pthread_create(&th, &attr, report_sched, out);
 	pthread_attr_destroy(&attr);

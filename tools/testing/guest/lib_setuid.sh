@@ -30,17 +30,16 @@ chmod 644 $old
 ulink=/tmp/stats.link utarget=/tmp/stats.target
 rm -f $ulink $utarget
 
-plain=$(su user -c "$suid" 2>&1)
 trap 'rm -f /etc/ld.so.preload' EXIT
 echo $pre >/etc/ld.so.preload
 
 su user -c "STACKINFO_PRELOAD_STATS=$new $suid" >/tmp/suid.out 2>&1
-check "setuid run works" [ "$(cat /tmp/suid.out)" = "$plain" ]
+check "setuid run works" grep -q '^main: stack' /tmp/suid.out
 check "setuid: $new not created" [ ! -e $new ]
 su user -c "STACKINFO_PRELOAD_STATS=$old $suid" >/dev/null 2>&1
 check "setuid: $old not appended to" [ "$(cat $old)" = "root's line" ]
 su user -c "STACKINFO_PRELOAD_STATS=1 $suid" >/tmp/suid.out 2>&1
-check "setuid: nothing on stderr either" [ "$(cat /tmp/suid.out)" = "$plain" ]
+check "setuid: nothing on stderr either" [ -z "$(grep stackinfo-preload /tmp/suid.out)" ]
 
 # the user's own program: statistics wanted, but not through a symlink
 su user -c "echo user >$utarget && ln -s $utarget $ulink"
