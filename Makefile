@@ -68,7 +68,7 @@ HOST_TESTS := $(patsubst tools/testing/host/%.c,$(B)/host/%,$(HOST_SRCS)) \
 	$(patsubst tools/testing/host/%.sh,$(B)/host/%,$(wildcard tools/testing/host/*.sh))
 BINS := $(B)/bin/stackinfo $(B)/bin/stackinfo-demo $(B)/bin/getattr-print \
 	$(B)/bin/thread-sleeper $(B)/bin/stackinfo-bench $(B)/bin/startup-time
-GUEST_FILES := $(B)/guest/run-tests $(B)/guest/splat-patterns
+GUEST_FILES := $(B)/guest/run-tests $(B)/guest/splat-patterns $(B)/guest/testlib.sh
 
 .PHONY: all module tools check demo bench deps clean help prune install uninstall \
 	dkms-install dkms-uninstall install-tools deb
@@ -201,6 +201,10 @@ $(B)/guest/tests/%: tools/testing/guest/%.sh
 $(B)/guest/run-tests: tools/testing/guest/run-tests
 	@mkdir -p $(@D)
 	install -m 755 $< $@
+
+$(B)/guest/testlib.sh: tools/testing/lib/guest.sh
+	@mkdir -p $(@D)
+	install -m 644 $< $@
 
 $(B)/guest/splat-patterns: tools/testing/splat-patterns
 	@mkdir -p $(@D)

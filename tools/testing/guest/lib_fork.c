@@ -187,7 +187,7 @@ static void *busy(void *arg)
 	return NULL;
 }
 
-static void fork_in_flight(void)
+static void __attribute__((unused)) fork_in_flight(void)
 {
 	int i, met = 0, hung = 0, bad = 0;
 	pthread_t th;
@@ -250,6 +250,17 @@ int main(void)
 	CHECK(!same("parent", pthread_self()), "parent");
 	unforked_children();
 	zombie_main();
+#ifdef __SANITIZE_ADDRESS__
+	/*
+	 * Debian 12's libasan (GCC 12) has no fork() interceptor: its
+	 * allocator is not locked across fork(), so a child forked while the
+	 * other thread is inside malloc can hang in ASan itself (lib_fork_san
+	 * did, at its first fork, on the maps backend, which allocates its
+	 * buffer at every call). The plain build runs this part.
+	 */
+	fprintf(stderr, "fork beside a busy thread: left to the build without ASan\n");
+#else
 	fork_in_flight();
+#endif
 	return t_result();
 }

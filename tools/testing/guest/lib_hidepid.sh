@@ -6,15 +6,7 @@
 # as the kernel's /proc/<pid>/maps shows it to that user (whatever the
 # module's policy says; the library falls back to what /proc grants), and
 # on root's process say no such process (exit 1), as /proc does.
-fail=0
-check() {	# DESCRIPTION COMMAND...: the command must succeed
-	what=$1
-	shift
-	if ! "$@"; then
-		echo "FAIL: $what"
-		fail=1
-	fi
-}
+. "$(dirname "$0")/../testlib.sh"
 rc_of() { "$@" >/tmp/hp.out 2>/tmp/hp.err; echo $?; }
 
 thread-sleeper 1 >/tmp/hp.root &

@@ -7,15 +7,7 @@
 # there (glibc's AT_SECURE: the variable is ignored); and in the user's own
 # programs the statistics file is never reached through a symlink. The
 # interposer still answers there (checked against a run without it).
-fail=0
-check() {	# DESCRIPTION COMMAND...: the command must succeed
-	what=$1
-	shift
-	if ! "$@"; then
-		echo "FAIL: $what"
-		fail=1
-	fi
-}
+. "$(dirname "$0")/../testlib.sh"
 pre=/usr/lib/libstackinfo-preload.so
 [ -e /etc/ld.so.preload ] && { echo "an /etc/ld.so.preload is there already"; exit 1; }
 suid=/tmp/suid-getattr-print
