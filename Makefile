@@ -172,7 +172,7 @@ $(B)/guest/tests/lib_%: tools/testing/guest/lib_%.c $(TESTUTIL) $(LIB_HDRS) $(LI
 # a static binary: glibc's pthread_getattr_np is the one linked in
 $(B)/guest/tests/lib_static: tools/testing/guest/lib_static.c $(TESTUTIL) $(LIB_HDRS) $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -static -o $@ $< tools/testing/lib/testutil.c $(LIB_A) $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -DT_STATIC -static -o $@ $< tools/testing/lib/testutil.c $(LIB_A) $(LDLIBS)
 
 $(B)/guest/tests/lib_%_san: tools/testing/guest/lib_%.c $(TESTUTIL) $(LIB_HDRS) $(LIB_A_SAN)
 	@mkdir -p $(@D)

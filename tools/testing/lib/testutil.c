@@ -34,9 +34,14 @@ pid_t t_gettid(void)
 
 t_getattr_fn t_glibc_getattr(void)
 {
+#ifdef T_STATIC
+	/* no libc.so.6 to open, and the linker warns of dlopen() */
+	return NULL;
+#else
 	void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
 
 	return libc ? (t_getattr_fn)dlsym(libc, "pthread_getattr_np") : NULL;
+#endif
 }
 
 int t_getattr(t_getattr_fn f, pthread_t th, struct t_attrs *a)
