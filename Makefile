@@ -164,7 +164,8 @@ $(B)/bin/%: tools/testing/%.c
 # testutil reads maps with the library's parser (from the .a); lib_* tests
 # take the public calls from the .so, listed first so that nothing else of
 # the .a is pulled in
-$(B)/guest/tests/lib_%: tools/testing/guest/lib_%.c $(TESTUTIL) $(LIB_HDRS) $(LIB_SO) $(LIB_A)
+$(B)/guest/tests/lib_%: tools/testing/guest/lib_%.c $(TESTUTIL) $(LIB_HDRS) $(LIB_SO) \
+		$(B)/lib/$(LIB_SONAME) $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ $< tools/testing/lib/testutil.c \
 		-Wl,-rpath,'$$ORIGIN/../../lib' $(B)/lib/$(LIB_SONAME) $(LIB_A) $(LDLIBS)
