@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
@@ -20,6 +21,10 @@ int si_module_query(int fd, pid_t tid, uint64_t flags,
 	return si_module_query_proof(fd, tid, flags, -1, q);
 }
 
+/*
+ * The raw ABI with a proof, for the project's tests of the module; the
+ * library itself never sends one (see lib.c).
+ */
 int si_module_query_proof(int fd, pid_t tid, uint64_t flags, int proof_fd,
 			  struct stackinfo_query *q)
 {
@@ -191,17 +196,22 @@ static uint64_t put_lookup(const struct si_lookup *l, __u64 *start, __u64 *end,
  * This process's start_stack: fixed from exec to exit (a fork's child has
  * the same), so read once per process rather than once per call.
  */
-static int self_start_stack(pid_t me, uint64_t *start_stack)
+static int self_start_stack(uint64_t *start_stack)
 {
 	static pid_t pid;
 	static uint64_t cached;
-	int err;
+	pid_t me = getpid();
+	int dir, err;
 
 	if (__atomic_load_n(&pid, __ATOMIC_ACQUIRE) == me) {
 		*start_stack = __atomic_load_n(&cached, __ATOMIC_RELAXED);
 		return 0;
 	}
-	err = si_proc_start_stack(0, start_stack);
+	dir = open("/proc/self", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0)
+		return -errno;
+	err = si_proc_start_stack(dir, start_stack);
+	close(dir);
 	if (!err) {
 		__atomic_store_n(&cached, *start_stack, __ATOMIC_RELAXED);
 		__atomic_store_n(&pid, me, __ATOMIC_RELEASE);
@@ -214,51 +224,83 @@ static uint64_t rlim_u64(rlim_t v)
 	return v == RLIM_INFINITY ? STACKINFO_RLIM_INFINITY : v;
 }
 
-int si_fallback_query(int backend, int self_maps_fd, pid_t tid,
-		      uint64_t flags, struct stackinfo_query *q)
+/* Who @tid is, in the numbers of the /proc mount. */
+struct si_target {
+	int dir;		/* /proc/<tid>, or -1 for the caller itself */
+	pid_t tid, tgid;	/* 0 when not asked (SI_QUERY_NO_IDS) */
+	bool self, own;		/* the calling thread; the calling process */
+};
+
+static int find_target(pid_t tid, uint64_t flags, struct si_target *t)
+{
+	pid_t me = 0, my_tgid = 0;
+	int err;
+
+	t->dir = -1;
+	t->tid = t->tgid = 0;
+	t->self = t->own = !tid;
+	if (!tid) {
+		if (flags & SI_QUERY_NO_IDS)
+			return 0;
+		return si_proc_self_ids(&t->tid, &t->tgid);
+	}
+	if (tid < 0)
+		return -ESRCH;
+	t->dir = si_proc_open_tid(tid);
+	if (t->dir < 0)
+		return t->dir;
+	err = si_proc_ids(t->dir, &t->tid, &t->tgid);
+	if (err)
+		return err;
+	/* a caller the mount does not show is no thread of it */
+	if (!si_proc_self_ids(&me, &my_tgid)) {
+		t->own = t->tgid == my_tgid;
+		t->self = t->own && t->tid == me;
+	}
+	return 0;
+}
+
+static int fallback_query(int backend, pid_t tid, uint64_t flags,
+			  struct si_target *t, struct stackinfo_query *q)
 {
 	struct si_lookup main_l = { .want = true }, sp_l = { 0 };
-	pid_t self = gettid(), pid = getpid(), t = tid ? tid : self, tgid;
-	bool is_self = t == self, want_sp = !(flags & STACKINFO_QUERY_NO_SP);
+	bool want_sp = !(flags & STACKINFO_QUERY_NO_SP);
+	uint64_t sp = 0, cur, max;
 	struct rlimit rl;
-	uint64_t sp = 0;
-	int fd, err;
+	int fd = -1, err;
+	bool cached = false;
+	pid_t tid2, tgid2;
 
 	memset(q, 0, sizeof(*q));
 	q->size = sizeof(*q);
-	q->query_flags = flags & ~SI_QUERY_NO_MAIN_PREV;
+	q->query_flags = flags & ~SI_QUERY_INTERNAL;
 	q->tid = (uint32_t)tid;
-	if (tid < 0)
-		return -ESRCH;
-	if (is_self) {
-		tgid = pid;
-	} else {
-		err = si_proc_tgid(t, &tgid);
-		if (err)
-			return err;
-	}
+	err = find_target(tid, flags, t);
+	if (err)
+		return err;
 	/* the process's own files for the caller's threads: no /proc/<tid> */
-	if (tgid == pid)
-		err = self_start_stack(pid, &main_l.addr);
-	else
-		err = si_proc_start_stack(t, &main_l.addr);
+	err = t->own ? self_start_stack(&main_l.addr) :
+		       si_proc_start_stack(t->dir, &main_l.addr);
 	if (err)
 		return err;
 	main_l.skip_prev = flags & SI_QUERY_NO_MAIN_PREV;
 
-	if (want_sp && is_self) {
+	if (want_sp && t->self) {
 		sp = (uintptr_t)__builtin_frame_address(0);
 		sp_l.want = true;
-	} else if (want_sp && !si_proc_syscall_sp(t, &sp)) {
+	} else if (want_sp && !si_proc_syscall_sp(t->dir, &sp)) {
 		sp_l.want = true;
 	}
 	sp_l.addr = sp;
 
 	/* PROCMAP_QUERY keeps no file position: one fd serves every thread */
-	if (backend == STACKINFO_BACKEND_PROCMAP_QUERY && tgid == pid &&
-	    self_maps_fd >= 0)
-		fd = self_maps_fd;
-	else if ((fd = si_open_maps(tgid == pid ? 0 : t)) < 0)
+	if (backend == STACKINFO_BACKEND_PROCMAP_QUERY && t->own) {
+		fd = si_self_maps_fd();
+		cached = fd >= 0;
+	}
+	if (fd < 0)
+		fd = t->own ? si_open_maps(0) : si_open_maps_at(t->dir);
+	if (fd < 0)
 		return fd;
 
 	if (backend == STACKINFO_BACKEND_PROCMAP_QUERY) {
@@ -271,17 +313,30 @@ int si_fallback_query(int backend, int self_maps_fd, pid_t tid,
 		err = si_maps_scan(fd, maps_line, &c);
 		q->map_count = c.count;
 	}
-	if (fd != self_maps_fd)
+	if (!cached)
 		close(fd);
 	if (err)
 		return err;
 
-	q->out_tid = t;
-	q->tgid = tgid;
-	q->thread_flags = (t == tgid ? STACKINFO_THREAD_MAIN : 0) |
-			  (is_self ? STACKINFO_THREAD_SELF : 0);
+	if (t->own && !prlimit(0, RLIMIT_STACK, NULL, &rl)) {
+		q->rlim_stack_cur = rlim_u64(rl.rlim_cur);
+		q->rlim_stack_max = rlim_u64(rl.rlim_max);
+		q->valid |= STACKINFO_VALID_RLIMIT;
+	} else if (!t->own && !si_proc_stack_limit(t->dir, &cur, &max)) {
+		q->rlim_stack_cur = cur;
+		q->rlim_stack_max = max;
+		q->valid |= STACKINFO_VALID_RLIMIT;
+	}
+	/* still the thread we started with, alive through every read */
+	if (t->dir >= 0 && (si_proc_ids(t->dir, &tid2, &tgid2) || tgid2 != t->tgid))
+		return -ESRCH;
+
+	q->out_tid = t->tid;
+	q->tgid = t->tgid;
+	q->thread_flags = (t->tid == t->tgid ? STACKINFO_THREAD_MAIN : 0) |
+			  (t->self ? STACKINFO_THREAD_SELF : 0);
 	q->start_stack = main_l.addr;
-	q->valid = STACKINFO_VALID_THREAD | STACKINFO_VALID_START_STACK;
+	q->valid |= STACKINFO_VALID_THREAD | STACKINFO_VALID_START_STACK;
 	q->valid |= put_lookup(&main_l, &q->main_vma_start, &q->main_vma_end,
 			       &q->main_vma_flags, &q->main_prev_end,
 			       STACKINFO_VALID_MAIN_VMA, STACKINFO_VALID_MAIN_PREV);
@@ -297,10 +352,16 @@ int si_fallback_query(int backend, int self_maps_fd, pid_t tid,
 			q->valid |= STACKINFO_VALID_SP_GUARD;
 		}
 	}
-	if (!prlimit(is_self ? 0 : tgid, RLIMIT_STACK, NULL, &rl)) {
-		q->rlim_stack_cur = rlim_u64(rl.rlim_cur);
-		q->rlim_stack_max = rlim_u64(rl.rlim_max);
-		q->valid |= STACKINFO_VALID_RLIMIT;
-	}
 	return 0;
+}
+
+int si_fallback_query(int backend, pid_t tid, uint64_t flags,
+		      struct stackinfo_query *q)
+{
+	struct si_target t;
+	int err = fallback_query(backend, tid, flags, &t, q);
+
+	if (t.dir >= 0)
+		close(t.dir);
+	return err;
 }

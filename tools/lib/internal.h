@@ -16,9 +16,18 @@
 
 #define SI_EXPORT __attribute__((visibility("default")))
 
-/* Internal query flag, never passed to the kernel: skip the search for the
- * VMA below the main stack (costly with PROCMAP_QUERY). */
+/* Internal query flags, never passed to the kernel */
+/* skip the search for the VMA below the main stack (costly with PROCMAP_QUERY) */
 #define SI_QUERY_NO_MAIN_PREV	(1ULL << 63)
+/* the caller needs no ids (tid, tgid) of a tid 0 answer: no /proc read for them */
+#define SI_QUERY_NO_IDS		(1ULL << 62)
+#define SI_QUERY_INTERNAL	(SI_QUERY_NO_MAIN_PREV | SI_QUERY_NO_IDS)
+
+/*
+ * Defined (to 1) by the interposer only: there, pthread_getattr_np is the
+ * interposer's own, and glibc's is found by dlsym(RTLD_NEXT) alone.
+ */
+extern const int si_interposing __attribute__((weak));
 
 /* maps.c: one line of /proc/<pid>/maps, and a streaming reader */
 struct si_maps_line {
@@ -41,29 +50,42 @@ int si_maps_scan(int fd, si_maps_fn fn, void *ctx);
 uint64_t si_perms_flags(const char *perms);
 bool si_maps_is_gate(const struct si_maps_line *line);
 
-/* proc.c: small /proc files; @tid 0 means the calling process ("self") */
+/*
+ * proc.c: small /proc files. @dir is an fd of a /proc/<tid> directory
+ * (si_proc_open_tid()); every read of one answer goes through it.
+ */
 ssize_t si_read_file(const char *path, char *buf, size_t size);
-int si_proc_start_stack(pid_t tid, uint64_t *start_stack);
-int si_proc_tgid(pid_t tid, pid_t *tgid);
-int si_proc_syscall_sp(pid_t tid, uint64_t *sp);
+ssize_t si_read_at(int dir, const char *file, char *buf, size_t size);
+int si_proc_open_tid(pid_t tid);
+int si_proc_start_stack(int dir, uint64_t *start_stack);
+/* Pid: and Tgid: of <dir>/status, in the mount's pid namespace */
+int si_proc_ids(int dir, pid_t *tid, pid_t *tgid);
+/* the calling thread's ids in the mount's namespace (/proc/thread-self) */
+int si_proc_self_ids(pid_t *tid, pid_t *tgid);
+int si_proc_syscall_sp(int dir, uint64_t *sp);
+int si_proc_stack_limit(int dir, uint64_t *cur, uint64_t *max);
+/* /proc/<tid>/maps, /proc/self/maps for 0 */
 int si_open_maps(pid_t tid);
+int si_open_maps_at(int dir);
 
 /* backends.c */
 int si_module_query(int fd, pid_t tid, uint64_t flags,
 		    struct stackinfo_query *q);
-/* The same with @proof_fd (/proc/<pid>/mem or auxv) as proof; none if < 0. */
+/* The same with @proof_fd as proof (none if < 0): the raw ABI, for tests. */
 int si_module_query_proof(int fd, pid_t tid, uint64_t flags, int proof_fd,
 			  struct stackinfo_query *q);
-int si_fallback_query(int backend, int self_maps_fd, pid_t tid,
-		      uint64_t flags, struct stackinfo_query *q);
+int si_fallback_query(int backend, pid_t tid, uint64_t flags,
+		      struct stackinfo_query *q);
 int si_procmap_covering(int fd, uint64_t addr, bool or_next,
 			uint64_t *start, uint64_t *end, uint64_t *flags);
 
-/* lib.c: the chosen backend and its fds */
+/* lib.c: the chosen backend and the fds it keeps */
 int si_query(pid_t tid, uint64_t flags, struct stackinfo_query *q);
 int si_current_backend(void);
+/* this process's /proc/self/maps, opened once per process: fd or -errno */
+int si_self_maps_fd(void);
 
-/* stackinfo_pthread_getattr_np(), saying who answered (for statistics) */
+/* getattr.c: stackinfo_pthread_getattr_np(), saying who answered */
 enum si_answer {
 	SI_ANSWER_OTHER,	/* not glibc's initial thread: glibc */
 	SI_ANSWER_MAIN_GLIBC,	/* the initial thread, glibc (first calls, fallback) */
@@ -72,5 +94,11 @@ enum si_answer {
 };
 int si_pthread_getattr_np(pthread_t thread, pthread_attr_t *attr,
 			  enum si_answer *how);
+/*
+ * The interposer saw glibc's pthread_getschedparam(), _setschedparam() or
+ * _setschedprio() asked about @thread: if it is the initial thread, glibc's
+ * descriptor may now hold a policy the library cannot see.
+ */
+void si_note_sched_call(pthread_t thread);
 
 #endif /* LIBSTACKINFO_INTERNAL_H */

@@ -50,16 +50,17 @@ int stackinfo_set_backend(int backend);
 	((int)(((q)->thread_flags & STACKINFO_THREAD_USER_MASK) >> STACKINFO_LIB_BACKEND_SHIFT))
 
 /*
- * Describe thread @tid (0: the caller; other numbers in the caller's pid
- * namespace) into @q. @flags: STACKINFO_QUERY_*. The module backend fills
- * every field; the others fill what /proc shows: map_count only by the maps
- * backend, GROWSDOWN and guard_gap never, another thread's SP only where
- * /proc/<tid>/syscall may be read and the thread is blocked.
- * With the module, a thread of another process that the module refuses is
- * asked again with a proof fd the library opens (/proc/<pid>/mem, else
- * auxv; the last one is kept), and if the module still refuses, answered
- * by PROCMAP_QUERY or the maps parse for this call, as far as /proc
- * allows. STACKINFO_LIB_ANSWERED_BY(q) says which backend answered.
+ * Describe thread @tid (0: the caller; other numbers, and the ids in @q,
+ * in the pid namespace of the /proc mount) into @q. @flags:
+ * STACKINFO_QUERY_NO_SP (STACKINFO_QUERY_PROOF_FD is the raw ioctl's:
+ * -EINVAL here). The module backend fills every field; the others fill
+ * what /proc shows: map_count only by the maps backend, GROWSDOWN and
+ * guard_gap never, another thread's SP only where /proc/<tid>/syscall may
+ * be read and the thread is blocked. With the module, a thread of another
+ * process that the module refuses (EACCES; ESRCH under hidepid) is
+ * answered by PROCMAP_QUERY or the maps parse for this call, with the
+ * kernel's own checks on /proc/<tid>/maps; no proof fd is opened.
+ * STACKINFO_LIB_ANSWERED_BY(q) says which backend answered.
  */
 int stackinfo_query_thread(pid_t tid, uint64_t flags,
 			   struct stackinfo_query *q);

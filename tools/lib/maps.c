@@ -5,6 +5,7 @@
  * be threads with small stacks.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -91,10 +92,17 @@ uint64_t si_perms_flags(const char *perms)
 	       (perms[3] == 's' ? STACKINFO_VMA_SHARED : 0);
 }
 
-#define SI_MAPS_BUF	65536	/* a line is at most ~4 KiB: PATH_MAX and fields */
+/*
+ * A line is usually short, but a file's path has no bound (PATH_MAX limits
+ * what one call may name, not how deep a tree is): a line longer than the
+ * buffer is parsed from its first SI_MAPS_BUF bytes, which hold every field
+ * (the name comes last and is cut), and the rest is skipped.
+ */
+#define SI_MAPS_BUF	65536
 
 static int maps_scan_buf(int fd, char *buf, si_maps_fn fn, void *ctx)
 {
+	bool skipping = false;
 	size_t have = 0;
 
 	for (;;) {
@@ -106,9 +114,18 @@ static int maps_scan_buf(int fd, char *buf, si_maps_fn fn, void *ctx)
 				continue;
 			return -errno;
 		}
-		if (n == 0)
-			return have ? -EINVAL : 0;	/* a line without newline */
+		if (n == 0)	/* a line without newline is no line of maps */
+			return have || skipping ? -EINVAL : 0;
 		have += n;
+		if (skipping) {
+			nl = memchr(buf, '\n', have);
+			if (!nl) {
+				have = 0;
+				continue;
+			}
+			line = nl + 1;
+			skipping = false;
+		}
 		while ((nl = memchr(line, '\n', buf + have - line))) {
 			struct si_maps_line l;
 			int ret = si_maps_parse_line(line, nl - line, &l);
@@ -121,8 +138,18 @@ static int maps_scan_buf(int fd, char *buf, si_maps_fn fn, void *ctx)
 			line = nl + 1;
 		}
 		have = buf + have - line;
-		if (have == SI_MAPS_BUF)
-			return -EINVAL;	/* a line longer than the buffer */
+		if (have == SI_MAPS_BUF) {
+			struct si_maps_line l;
+			int ret = si_maps_parse_line(buf, have, &l);
+
+			if (!ret)
+				ret = fn(&l, ctx);
+			if (ret)
+				return ret < 0 ? ret : 0;
+			skipping = true;
+			have = 0;
+			continue;
+		}
 		memmove(buf, line, have);
 	}
 }

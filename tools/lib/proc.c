@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * libstackinfo: the small /proc files the fallback backends read.
- * @tid 0 means the calling process, through /proc/self.
+ * libstackinfo: the small /proc files the fallback backends read. Another
+ * thread's files are all read through one fd of its /proc/<tid> directory:
+ * that fd keeps naming the thread it was opened on, so a pid reused after
+ * the thread exited can never mix two processes into one answer (reads of
+ * a dead thread's files fail with ESRCH instead). Numbers are the /proc
+ * mount's: its pid namespace need not be the caller's.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -13,52 +17,69 @@
 
 #include "internal.h"
 
-static void proc_path(char *buf, size_t size, pid_t tid, const char *file)
+/* A gone thread's files: ENOENT at open, ESRCH at read. */
+static int proc_errno(int err)
 {
-	if (tid)
-		snprintf(buf, size, "/proc/%d/%s", (int)tid, file);
-	else
-		snprintf(buf, size, "/proc/self/%s", file);
+	return err == -ENOENT ? -ESRCH : err;
 }
 
-/* The whole (small) file, NUL-terminated: its length or -errno. */
-ssize_t si_read_file(const char *path, char *buf, size_t size)
+static ssize_t read_fd(int fd, char *buf, size_t size)
 {
 	size_t len = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-	if (fd < 0)
-		return -errno;
 	while (len < size - 1) {
 		ssize_t n = read(fd, buf + len, size - 1 - len);
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0) {
-			n = -errno;
-			close(fd);
-			return n;
-		}
+		if (n < 0)
+			return -errno;
 		if (!n)
 			break;
 		len += n;
 	}
-	close(fd);
 	buf[len] = '\0';
 	return len;
 }
 
-/* Field @field (1-based, as proc(5) numbers them) of /proc/<tid>/stat. */
-static int stat_field(pid_t tid, int field, uint64_t *v)
+/* The whole (small) file, NUL-terminated: its length or -errno. */
+ssize_t si_read_file(const char *path, char *buf, size_t size)
 {
-	char path[64], buf[2048], *p, *end;
+	return si_read_at(AT_FDCWD, path, buf, size);
+}
+
+ssize_t si_read_at(int dir, const char *file, char *buf, size_t size)
+{
+	int fd = openat(dir, file, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read_fd(fd, buf, size);
+	close(fd);
+	return n;
+}
+
+int si_proc_open_tid(pid_t tid)
+{
+	char path[32];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d", (int)tid);
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return fd < 0 ? proc_errno(-errno) : fd;
+}
+
+/* Field @field (1-based, as proc(5) numbers them) of <dir>/stat. */
+static int stat_field(int dir, int field, uint64_t *v)
+{
+	char buf[2048], *p, *end;
 	ssize_t n;
 	int i;
 
-	proc_path(path, sizeof(path), tid, "stat");
-	n = si_read_file(path, buf, sizeof(buf));
+	n = si_read_at(dir, "stat", buf, sizeof(buf));
 	if (n < 0)
-		return n == -ENOENT ? -ESRCH : (int)n;
+		return proc_errno(n);
 	p = strrchr(buf, ')');	/* comm may hold anything but not end in ')' */
 	if (!p || p[1] != ' ')
 		return -EINVAL;
@@ -76,9 +97,9 @@ static int stat_field(pid_t tid, int field, uint64_t *v)
 	return 0;
 }
 
-int si_proc_start_stack(pid_t tid, uint64_t *start_stack)
+int si_proc_start_stack(int dir, uint64_t *start_stack)
 {
-	int ret = stat_field(tid, 28, start_stack);
+	int ret = stat_field(dir, 28, start_stack);
 
 	/* proc shows 0 to callers it would not show the mm to */
 	if (!ret && !*start_stack)
@@ -86,36 +107,52 @@ int si_proc_start_stack(pid_t tid, uint64_t *start_stack)
 	return ret;
 }
 
-int si_proc_tgid(pid_t tid, pid_t *tgid)
+int si_proc_ids(int dir, pid_t *tid, pid_t *tgid)
 {
-	char path[64], buf[4096], *p;
+	char buf[4096], *p, *t;
 	ssize_t n;
 
-	proc_path(path, sizeof(path), tid, "status");
-	n = si_read_file(path, buf, sizeof(buf));
+	n = si_read_at(dir, "status", buf, sizeof(buf));
 	if (n < 0)
-		return n == -ENOENT ? -ESRCH : (int)n;
+		return proc_errno(n);
 	p = strstr(buf, "\nTgid:");
-	if (!p)
+	t = strstr(buf, "\nPid:");
+	if (!p || !t)
 		return -EINVAL;
 	*tgid = (pid_t)strtol(p + 6, NULL, 10);
-	return *tgid > 0 ? 0 : -EINVAL;
+	*tid = (pid_t)strtol(t + 5, NULL, 10);
+	return *tgid > 0 && *tid > 0 ? 0 : -EINVAL;
+}
+
+int si_proc_self_ids(pid_t *tid, pid_t *tgid)
+{
+	char link[64];
+	ssize_t n = readlink("/proc/thread-self", link, sizeof(link) - 1);
+	int a, b;
+
+	if (n <= 0)
+		return n < 0 ? -errno : -EINVAL;
+	link[n] = '\0';
+	if (sscanf(link, "%d/task/%d", &a, &b) != 2)
+		return -EINVAL;
+	*tgid = a;
+	*tid = b;
+	return 0;
 }
 
 /*
- * The user SP of a thread blocked in a system call, from
- * /proc/<tid>/syscall ("nr args... sp pc"); -EAGAIN while it runs.
+ * The user SP of a thread blocked in a system call, from <dir>/syscall
+ * ("nr args... sp pc"); -EAGAIN while it runs.
  */
-int si_proc_syscall_sp(pid_t tid, uint64_t *sp)
+int si_proc_syscall_sp(int dir, uint64_t *sp)
 {
-	char path[64], buf[512], *words[10], *save, *w;
+	char buf[512], *words[10], *save, *w;
 	ssize_t n;
 	int nw = 0;
 
-	proc_path(path, sizeof(path), tid, "syscall");
-	n = si_read_file(path, buf, sizeof(buf));
+	n = si_read_at(dir, "syscall", buf, sizeof(buf));
 	if (n < 0)
-		return n == -ENOENT ? -ESRCH : (int)n;
+		return proc_errno(n);
 	if (!strncmp(buf, "running", 7))
 		return -EAGAIN;
 	for (w = strtok_r(buf, " \n", &save); w && nw < 10;
@@ -132,14 +169,56 @@ int si_proc_syscall_sp(pid_t tid, uint64_t *sp)
 	return -EINVAL;
 }
 
+/* "Max stack size  8388608  unlimited  bytes" of <dir>/limits */
+int si_proc_stack_limit(int dir, uint64_t *cur, uint64_t *max)
+{
+	char buf[4096], *p, *end;
+	uint64_t v[2];
+	ssize_t n;
+	int i;
+
+	n = si_read_at(dir, "limits", buf, sizeof(buf));
+	if (n < 0)
+		return proc_errno(n);
+	p = strstr(buf, "\nMax stack size");
+	if (!p)
+		return -EINVAL;
+	p += strlen("\nMax stack size");
+	for (i = 0; i < 2; i++) {
+		while (*p == ' ')
+			p++;
+		if (!strncmp(p, "unlimited", 9)) {
+			v[i] = STACKINFO_RLIM_INFINITY;
+			p += 9;
+			continue;
+		}
+		errno = 0;
+		v[i] = strtoull(p, &end, 10);
+		if (errno || end == p)
+			return -EINVAL;
+		p = end;
+	}
+	*cur = v[0];
+	*max = v[1];
+	return 0;
+}
+
 int si_open_maps(pid_t tid)
 {
 	char path[64];
 	int fd;
 
-	proc_path(path, sizeof(path), tid, "maps");
+	if (tid)
+		snprintf(path, sizeof(path), "/proc/%d/maps", (int)tid);
+	else
+		snprintf(path, sizeof(path), "/proc/self/maps");
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? -ESRCH : -errno;
-	return fd;
+	return fd < 0 ? proc_errno(-errno) : fd;
+}
+
+int si_open_maps_at(int dir)
+{
+	int fd = openat(dir, "maps", O_RDONLY | O_CLOEXEC);
+
+	return fd < 0 ? proc_errno(-errno) : fd;
 }

@@ -8,18 +8,32 @@
  * STACKINFO_PRELOAD_STATS=1 prints, when each process exits, how many
  * calls asked about the main thread (answered by the library, by glibc)
  * and about other threads, on stderr; =/PATH appends that line to PATH
- * instead. Unset, the calls count nothing.
+ * instead (never through a symlink). Unset, the calls count nothing. In a
+ * setuid or otherwise AT_SECURE program (the interposer may be in
+ * /etc/ld.so.preload) the variable is ignored: nothing is written.
+ *
+ * It also stands in front of glibc's pthread_getschedparam(),
+ * _setschedparam() and _setschedprio() (forwarding each unchanged): they
+ * fill glibc's descriptor of the thread, whose policy glibc's
+ * pthread_getattr_np() then reports, so after one of them on the main
+ * thread that call is glibc's again.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #include "internal.h"
+
+/* this copy of the library runs inside the interposer: see internal.h */
+const int si_interposing = 1;
 
 static const char *stats_to;	/* NULL: no statistics */
 static unsigned long counts[SI_ANSWERS];
@@ -32,9 +46,9 @@ static void stats_child(void)
 
 __attribute__((constructor)) static void stats_init(void)
 {
-	const char *env = getenv("STACKINFO_PRELOAD_STATS");
+	const char *env = secure_getenv("STACKINFO_PRELOAD_STATS");
 
-	if (!env || !*env || !strcmp(env, "0"))
+	if (getauxval(AT_SECURE) || !env || !*env || !strcmp(env, "0"))
 		return;
 	stats_to = env;
 	pthread_atfork(NULL, NULL, stats_child);
@@ -55,7 +69,8 @@ __attribute__((destructor)) static void stats_report(void)
 		       "stackinfo-preload: pid %d: pthread_getattr_np main %lu (library %lu, glibc %lu) other %lu\n",
 		       (int)getpid(), lib + glibc, lib, glibc, other);
 	if (*stats_to == '/')
-		fd = open(stats_to, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+		fd = open(stats_to, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NOCTTY |
+			  O_CLOEXEC, 0644);
 	if (fd < 0)
 		return;
 	if (write(fd, line, len) != len) {
@@ -74,4 +89,48 @@ int pthread_getattr_np(pthread_t thread, pthread_attr_t *attr)
 	if (stats_to)
 		__atomic_fetch_add(&counts[how], 1, __ATOMIC_RELAXED);
 	return ret;
+}
+
+/* glibc's @name: the next definition after this object */
+static void *next_fn(void **cache, const char *name)
+{
+	void *f = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
+
+	if (!f) {
+		f = dlsym(RTLD_NEXT, name);
+		__atomic_store_n(cache, f, __ATOMIC_RELEASE);
+	}
+	return f;
+}
+
+__attribute__((visibility("default")))
+int pthread_getschedparam(pthread_t thread, int *policy, struct sched_param *param)
+{
+	static void *fn;
+	int (*f)(pthread_t, int *, struct sched_param *) =
+		(int (*)(pthread_t, int *, struct sched_param *))next_fn(&fn, "pthread_getschedparam");
+
+	si_note_sched_call(thread);
+	return f ? f(thread, policy, param) : ENOSYS;
+}
+
+__attribute__((visibility("default")))
+int pthread_setschedparam(pthread_t thread, int policy, const struct sched_param *param)
+{
+	static void *fn;
+	int (*f)(pthread_t, int, const struct sched_param *) =
+		(int (*)(pthread_t, int, const struct sched_param *))next_fn(&fn, "pthread_setschedparam");
+
+	si_note_sched_call(thread);
+	return f ? f(thread, policy, param) : ENOSYS;
+}
+
+__attribute__((visibility("default")))
+int pthread_setschedprio(pthread_t thread, int prio)
+{
+	static void *fn;
+	int (*f)(pthread_t, int) = (int (*)(pthread_t, int))next_fn(&fn, "pthread_setschedprio");
+
+	si_note_sched_call(thread);
+	return f ? f(thread, prio) : ENOSYS;
 }

@@ -193,11 +193,15 @@ static void print_json(const struct stackinfo_query *q)
 		printf("\"guard_gap\": null}");
 }
 
-static int show(pid_t tid, const char *what)
+/* Thread @tid, which must belong to process @pid (0: any). */
+static int show(pid_t tid, pid_t pid, const char *what)
 {
 	struct stackinfo_query q;
 	int err = stackinfo_query_thread(tid, 0, &q);
 
+	/* a tid of @pid's list may have exited and been reused since */
+	if (!err && pid && q.tgid != (uint32_t)pid)
+		err = -ESRCH;
 	if (err) {
 		fprintf(stderr, "stackinfo: %s: %s\n", what, strerror(-err));
 		return err;
@@ -251,7 +255,7 @@ static int show_process(pid_t pid)
 		if (parse_id(d->d_name, &tid))
 			continue;
 		snprintf(what, sizeof(what), "thread %d", (int)tid);
-		err = show(tid, what);
+		err = show(tid, pid, what);
 		if (!err)
 			shown++;
 		else if (err != -ESRCH && !first_err)
@@ -343,14 +347,14 @@ int main(int argc, char **argv)
 		/* -p and -t: the thread must belong to the process */
 		snprintf(path, sizeof(path), "/proc/%d/task/%d", (int)pid, (int)tid);
 		snprintf(what, sizeof(what), "thread %d of process %d", (int)tid, (int)pid);
-		err = access(path, F_OK) ? -ESRCH : show(tid, what);
+		err = access(path, F_OK) ? -ESRCH : show(tid, pid, what);
 		if (err == -ESRCH && access(path, F_OK))
 			fprintf(stderr, "stackinfo: %s: %s\n", what, strerror(ESRCH));
 	} else if (pid) {
 		err = show_process(pid);
 	} else {
 		snprintf(what, sizeof(what), tid ? "thread %d" : "self", (int)tid);
-		err = show(tid, what);
+		err = show(tid, 0, what);
 	}
 	if (json)
 		printf("%s]}\n", n_out ? "\n  " : "");

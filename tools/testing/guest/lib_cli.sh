@@ -5,15 +5,7 @@
 # threads, one thread; its exit codes for no such process (1), bad usage
 # (2) and no permission (3); every backend shows the same stacks; without
 # the module it says which backend answered.
-fail=0
-check() {	# DESCRIPTION COMMAND...: the command must succeed
-	what=$1
-	shift
-	if ! "$@"; then
-		echo "FAIL: $what"
-		fail=1
-	fi
-}
+. "$(dirname "$0")/../testlib.sh"
 rc_of() { "$@" >/tmp/cli.out 2>/tmp/cli.err; echo $?; }
 
 module=0

@@ -3,7 +3,10 @@
  * Helpers for stackinfo's test programs; see testutil.h.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -27,6 +30,70 @@ int t_result(void)
 pid_t t_gettid(void)
 {
 	return (pid_t)syscall(SYS_gettid);
+}
+
+t_getattr_fn t_glibc_getattr(void)
+{
+#ifdef T_STATIC
+	/* no libc.so.6 to open, and the linker warns of dlopen() */
+	return NULL;
+#else
+	void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+
+	return libc ? (t_getattr_fn)dlsym(libc, "pthread_getattr_np") : NULL;
+#endif
+}
+
+int t_getattr(t_getattr_fn f, pthread_t th, struct t_attrs *a)
+{
+	struct sched_param p = { 0 };
+	pthread_attr_t attr;
+	cpu_set_t set;
+	int ret = f(th, &attr);
+
+	memset(a, 0, sizeof(*a));
+	if (ret)
+		return ret;
+	pthread_attr_getstack(&attr, &a->addr, &a->size);
+	pthread_attr_getguardsize(&attr, &a->guard);
+	pthread_attr_getdetachstate(&attr, &a->detach);
+	pthread_attr_getschedpolicy(&attr, &a->policy);
+	pthread_attr_getschedparam(&attr, &p);
+	pthread_attr_getinheritsched(&attr, &a->inherit);
+	a->prio = p.sched_priority;
+	CPU_ZERO(&set);
+	pthread_attr_getaffinity_np(&attr, sizeof(set), &set);
+	a->cpus = CPU_COUNT(&set);
+	pthread_attr_destroy(&attr);
+	return 0;
+}
+
+bool t_attrs_same(const struct t_attrs *a, const struct t_attrs *b, char *why,
+		  size_t size)
+{
+	snprintf(why, size, "%p+%#zx guard %zu detach %d policy %d prio %d inherit %d cpus %d"
+		 " against %p+%#zx guard %zu detach %d policy %d prio %d inherit %d cpus %d",
+		 a->addr, a->size, a->guard, a->detach, a->policy, a->prio, a->inherit,
+		 a->cpus, b->addr, b->size, b->guard, b->detach, b->policy, b->prio,
+		 b->inherit, b->cpus);
+	return a->addr == b->addr && a->size == b->size && a->guard == b->guard &&
+	       a->detach == b->detach && a->policy == b->policy && a->prio == b->prio &&
+	       a->inherit == b->inherit && a->cpus == b->cpus;
+}
+
+int t_count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -errno;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n - 1;	/* the directory's own fd */
 }
 
 int t_wait_sleeping(pid_t tid)

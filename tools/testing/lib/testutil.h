@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <linux/stackinfo.h>
@@ -91,6 +92,29 @@ void unmap_many(void *base, size_t n);
 uint64_t cmdline_guard_gap(void);
 
 pid_t t_gettid(void);
+
+/*
+ * glibc's own pthread_getattr_np, taken from libc.so.6 by handle so that
+ * no interposer stands between (NULL where libc.so.6 is not loaded: a
+ * static binary calls pthread_getattr_np itself).
+ */
+typedef int (*t_getattr_fn)(pthread_t, pthread_attr_t *);
+t_getattr_fn t_glibc_getattr(void);
+
+/* What pthread_getattr_np() gives, through the public getters. */
+struct t_attrs {
+	void *addr;
+	size_t size, guard;
+	int detach, policy, prio, inherit, cpus;
+};
+/* @f on @th into @a: @f's return value. */
+int t_getattr(t_getattr_fn f, pthread_t th, struct t_attrs *a);
+/* Equal in every field; else false and @why says the first that differs. */
+bool t_attrs_same(const struct t_attrs *a, const struct t_attrs *b, char *why,
+		  size_t size);
+
+/* Open fds of this process, from /proc/self/fd; -errno. */
+int t_count_fds(void);
 /* Wait (up to 5 s) until thread @tid of this process sleeps: 0 or -ETIMEDOUT. */
 int t_wait_sleeping(pid_t tid);
 

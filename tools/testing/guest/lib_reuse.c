@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Thread ids reused while the library reads /proc: with pid_max lowered to
+ * a few hundred, two processes create and join threads without pause, so
+ * every tid of the range keeps changing hands between them; this process
+ * asks about every tid of the range over and over through the fallback
+ * backends (PROCMAP_QUERY where the kernel has it, the maps parse). An
+ * answer naming one of the two processes must carry that process's
+ * start_stack (fixed from exec to exit, read once beforehand): a reply
+ * that mixed two processes' files would not. Enough answers must have
+ * named them, or the race was not exercised. Needs root (pid_max).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "libstackinfo.h"
+#include "testutil.h"
+
+#define PID_MAX		400
+#define SECONDS		4
+#define MIN_ANSWERS	200
+
+static void *nothing(void *arg)
+{
+	return arg;
+}
+
+static pid_t churner(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		for (;;) {
+			pthread_t th;
+
+			if (!pthread_create(&th, NULL, nothing, NULL))
+				pthread_join(th, NULL);
+		}
+	}
+	return pid;
+}
+
+static int start_stack_of(pid_t pid, uint64_t *v)
+{
+	char path[64], buf[2048], *p;
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (si_read_file(path, buf, sizeof(buf)) < 0 || !(p = strrchr(buf, ')')))
+		return -1;
+	for (i = 2; i < 28 && p; i++)
+		p = strchr(p + 1, ' ');
+	if (!p)
+		return -1;
+	*v = strtoull(p + 1, NULL, 10);
+	return 0;
+}
+
+int main(void)
+{
+	char saved[32] = "";
+	FILE *f = fopen("/proc/sys/kernel/pid_max", "r+");
+	pid_t a, b;
+	uint64_t ss_a, ss_b;
+	int backend, answers = 0, mixed = 0, wrong_tid = 0, queries = 0;
+
+	if (geteuid() != 0 || !f || !fgets(saved, sizeof(saved), f)) {
+		fprintf(stderr, "needs root and /proc/sys/kernel/pid_max\n");
+		return T_SKIP;
+	}
+	a = churner();
+	b = churner();
+	if (a < 0 || b < 0 || start_stack_of(a, &ss_a) || start_stack_of(b, &ss_b)) {
+		fprintf(stderr, "churners: %s\n", strerror(errno));
+		return 1;
+	}
+	rewind(f);
+	fprintf(f, "%d\n", PID_MAX);
+	fflush(f);
+	for (backend = STACKINFO_BACKEND_PROCMAP_QUERY; backend <= STACKINFO_BACKEND_MAPS;
+	     backend++) {
+		time_t end = time(NULL) + SECONDS;
+
+		if (stackinfo_set_backend(backend))
+			continue;
+		while (time(NULL) < end) {
+			pid_t tid;
+
+			for (tid = 300; tid < PID_MAX; tid++) {
+				struct stackinfo_query q;
+				uint64_t want;
+
+				queries++;
+				if (stackinfo_query_thread(tid, STACKINFO_QUERY_NO_SP, &q))
+					continue;
+				if (q.out_tid != (uint32_t)tid)
+					wrong_tid++;
+				if (q.tgid != (uint32_t)a && q.tgid != (uint32_t)b)
+					continue;
+				want = q.tgid == (uint32_t)a ? ss_a : ss_b;
+				answers++;
+				if (q.start_stack != want) {
+					if (mixed++ < 5)
+						fprintf(stderr, "tid %d: tgid %u with start_stack %#llx, its own is %#llx [%s]\n",
+							(int)tid, q.tgid,
+							(unsigned long long)q.start_stack,
+							(unsigned long long)want,
+							stackinfo_backend_name(backend));
+				}
+			}
+		}
+	}
+	rewind(f);
+	fputs(saved, f);
+	fclose(f);
+	kill(a, SIGKILL);
+	kill(b, SIGKILL);
+	waitpid(a, NULL, 0);
+	waitpid(b, NULL, 0);
+	fprintf(stderr, "%d queries, %d answers naming the churners, %d mixed, %d with another tid\n",
+		queries, answers, mixed, wrong_tid);
+	CHECK(!mixed, "%d answers mixed two processes", mixed);
+	CHECK(!wrong_tid, "%d answers for another tid than asked", wrong_tid);
+	CHECK(answers >= MIN_ANSWERS, "only %d answers named the churners", answers);
+	return t_result();
+}
