@@ -89,13 +89,14 @@ static void access_self(struct kunit *test)
 static void access_other_capable_refused(struct kunit *test)
 {
 	struct access_ctx a;
+	pid_t nr;
 
 	access_setup(test, &a);
 	KUNIT_EXPECT_TRUE(test, capable(CAP_SYS_PTRACE));
 	KUNIT_EXPECT_EQ(test, stackinfo_grant(&a.c, a.init, a.init_mm),
 			STACKINFO_GRANT_NONE);
 	/* and no kernel to ask without a /proc mount to ask it through */
-	KUNIT_EXPECT_EQ(test, stackinfo_kernel_grant(&a.c, a.init, false),
+	KUNIT_EXPECT_EQ(test, stackinfo_kernel_grant(&a.c, a.init, false, &nr),
 			-EACCES);
 	access_teardown(&a);
 }
@@ -278,23 +279,25 @@ static void access_kernel_check(struct kunit *test)
 	struct access_ctx a;
 	struct task_struct *kthreadd;
 	struct file *f;
+	pid_t nr;
 
 	access_setup(test, &a);
 	f = access_proc_caller(test, &c);
 	stackinfo_allow_cap_sys_ptrace = false;
-	KUNIT_EXPECT_EQ(test, stackinfo_kernel_grant(&c, a.init, true),
+	KUNIT_EXPECT_EQ(test, stackinfo_kernel_grant(&c, a.init, true, &nr),
 			STACKINFO_GRANT_ALL);
-	KUNIT_EXPECT_EQ(test, stackinfo_kernel_grant(&c, a.init, false),
+	KUNIT_EXPECT_EQ(test, nr, 1);
+	KUNIT_EXPECT_EQ(test, stackinfo_kernel_grant(&c, a.init, false, &nr),
 			STACKINFO_GRANT_NO_SP);
 	rcu_read_lock();
 	kthreadd = get_task_struct(pid_task(find_vpid(2), PIDTYPE_PID));
 	rcu_read_unlock();
 	become_uid(test, &a, 1000);
-	KUNIT_EXPECT_EQ(test, stackinfo_kernel_grant(&c, a.init, true),
+	KUNIT_EXPECT_EQ(test, stackinfo_kernel_grant(&c, a.init, true, &nr),
 			-EACCES);
-	KUNIT_EXPECT_EQ(test, stackinfo_kernel_grant(&c, a.init, false),
+	KUNIT_EXPECT_EQ(test, stackinfo_kernel_grant(&c, a.init, false, &nr),
 			-EACCES);
-	KUNIT_EXPECT_EQ(test, stackinfo_kernel_grant(&c, kthreadd, true),
+	KUNIT_EXPECT_EQ(test, stackinfo_kernel_grant(&c, kthreadd, true, &nr),
 			STACKINFO_GRANT_NO_SP);
 	put_task_struct(kthreadd);
 	stackinfo_caller_put(&c);

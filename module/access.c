@@ -20,9 +20,11 @@
  *    mount's pid namespace, the inode's permissions) and maps' own open
  *    check (mm_access(), LSMs and Yama) exactly as the caller's own open of
  *    that file would: if it opens, the VMAs, rlimits and counts are
- *    granted. For the SP the module reads "<tid>/personality", whose read
- *    is lock_trace() under the same inode mode as syscall, without
- *    syscall's wait for the task to stop: if it reads, the SP is granted.
+ *    granted. For the SP the module reads "<tid>/syscall" itself (its
+ *    lock_trace(), its mode, its path): if it reads, the SP is granted.
+ *    Each file opened must be on that very mount and have procfs's
+ *    file_operations for it, learnt at init: anything mounted over it (a
+ *    user namespace may mount) proves nothing.
  *    An exec between that check and the look would put another image
  *    behind the answer: the look compares the task's self_exec_id, read
  *    under exec_update_lock before the check, with its value under that
@@ -37,8 +39,9 @@
  *  - Only where the administrator set allow_cap_sys_ptrace=1: a caller with
  *    CAP_SYS_PTRACE in the initial user namespace, now and when it opened
  *    /proc/stackinfo. This bypasses Yama and the LSMs' ptrace hooks (their
- *    capability hooks still apply); it is off by default. The checks do not
- *    audit: a refused caller is not a denial to log.
+ *    capability hooks still apply); it is off by default, and its check
+ *    writes no audit record. The kernel's own checks log what they log for
+ *    the caller's own opens (Yama's and SELinux's denials).
  *
  * The proof files are recognised by their file_operations, learnt at module
  * init by opening /proc/self/mem and /proc/self/auxv and checking that each
@@ -49,6 +52,7 @@
 #include <linux/cred.h>
 #include <linux/err.h>
 #include <linux/file.h>
+#include <linux/magic.h>
 #include <linux/fs.h>
 #include <linux/module.h>
 #include <linux/pid_namespace.h>
@@ -76,6 +80,9 @@ MODULE_PARM_DESC(allow_cap_sys_ptrace, STACKINFO_CAP_DESC);
 
 static const struct file_operations *stackinfo_mem_fops;
 static const struct file_operations *stackinfo_auxv_fops;
+/* What the kernel's own check opens (stackinfo_kernel_grant()). */
+static const struct file_operations *stackinfo_maps_fops;
+static const struct file_operations *stackinfo_syscall_fops;
 
 /*
  * The file_operations of @path if opening it keeps the opener's mm in
@@ -97,8 +104,36 @@ stackinfo_learn_proof_fops(const char *path)
 }
 EXPORT_SYMBOL_IF_KUNIT(stackinfo_learn_proof_fops);
 
+/*
+ * The file_operations of @path if it is a file of procfs itself; else
+ * NULL. Learnt at init, in insmod's namespaces, never from a caller's.
+ */
+static const struct file_operations *stackinfo_learn_proc_fops(const char *path)
+{
+	const struct file_operations *fops = NULL;
+	struct file *f;
+
+	f = filp_open(path, O_RDONLY, 0);
+	if (IS_ERR(f))
+		return NULL;
+	if (file_inode(f)->i_sb->s_magic == PROC_SUPER_MAGIC)
+		fops = f->f_op;
+	filp_close(f, NULL);
+	return fops;
+}
+
 void stackinfo_access_init(void)
 {
+	stackinfo_maps_fops = stackinfo_learn_proc_fops("/proc/self/maps");
+	stackinfo_syscall_fops =
+		stackinfo_learn_proc_fops("/proc/self/syscall");
+	/* /proc/<pid>/'s ONE() files are seq_files read by seq_read() alone */
+	if (stackinfo_syscall_fops && stackinfo_syscall_fops->read != seq_read)
+		stackinfo_syscall_fops = NULL;
+	if (!stackinfo_maps_fops)
+		pr_warn("stackinfo: /proc/self/maps is not procfs's here: other processes are refused\n");
+	else if (!stackinfo_syscall_fops)
+		pr_warn("stackinfo: /proc/self/syscall is not as expected here: other threads' SPs are refused\n");
 	stackinfo_mem_fops = stackinfo_learn_proof_fops("/proc/self/mem");
 	stackinfo_auxv_fops = stackinfo_learn_proof_fops("/proc/self/auxv");
 	if (!stackinfo_mem_fops || !stackinfo_auxv_fops ||
@@ -235,20 +270,38 @@ enum stackinfo_grant stackinfo_grant(const struct stackinfo_caller *c,
 }
 EXPORT_SYMBOL_IF_KUNIT(stackinfo_grant);
 
-/* Open "<nr>/<name>" on @c's /proc mount as the caller. */
+/*
+ * Open "<nr>/<name>" on @c's /proc mount as the caller, and make sure it
+ * is that file: the walk crosses mount points, and a user who may mount
+ * (a user namespace of its own) can mount anything on /proc/<pid>/maps.
+ * So the file must sit on the very mount it was looked up from and have
+ * the file_operations that procfs gives that file (@fops, learnt at init).
+ */
 static struct file *stackinfo_proc_open(const struct stackinfo_caller *c,
-					pid_t nr, const char *name)
+					pid_t nr, const char *name,
+					const struct file_operations *fops)
 {
+	struct file *f;
 	char path[32];
 
+	if (!fops)
+		return ERR_PTR(-EACCES);
 	snprintf(path, sizeof(path), "%d/%s", nr, name);
-	return file_open_root(&c->proc_root, path, O_RDONLY | O_NOFOLLOW, 0);
+	f = file_open_root(&c->proc_root, path, O_RDONLY | O_NOFOLLOW, 0);
+	if (IS_ERR(f))
+		return f;
+	if (f->f_path.mnt != c->proc_root.mnt || f->f_op != fops) {
+		fput(f);
+		return ERR_PTR(-EACCES);
+	}
+	return f;
 }
 
 /*
- * Read the start of @f into @buf. /proc/<pid>/'s ONE() files are seq_files
- * whose only read is seq_read(), which kernel_read() refuses (it wants
- * ->read_iter): read them as seq_read() does, into kernel memory.
+ * Read the start of @f, a seq_file whose only read is seq_read() (which
+ * kernel_read() refuses: it wants ->read_iter), as vfs_read() would:
+ * rw_verify_area() (LSMs' file_permission, fsnotify) first, then what
+ * seq_read() does, into kernel memory.
  */
 static ssize_t stackinfo_proc_read(struct file *f, char *buf, size_t len)
 {
@@ -256,9 +309,11 @@ static ssize_t stackinfo_proc_read(struct file *f, char *buf, size_t len)
 	struct iov_iter iter;
 	struct kiocb kiocb;
 	loff_t pos = 0;
+	int err;
 
-	if (f->f_op->read != seq_read)
-		return kernel_read(f, buf, len, &pos);
+	err = rw_verify_area(READ, f, &pos, len);
+	if (err)
+		return err;
 	init_sync_kiocb(&kiocb, f);
 	iov_iter_kvec(&iter, ITER_DEST, &kv, 1, len);
 	return seq_read_iter(&kiocb, &iter);
@@ -281,39 +336,44 @@ static int stackinfo_kernel_errno(long err)
  * What the kernel itself grants the caller about thread @task of another
  * process, asked as the caller's own opens would ask (see the top of this
  * file): STACKINFO_GRANT_NO_SP when "<tid>/maps" opens on @c's /proc mount,
- * STACKINFO_GRANT_ALL when, @want_sp, "<tid>/personality" reads too; else
- * the refusal: -EACCES, or -ESRCH where the mount shows no such thread to
- * the caller (also hidepid=invisible), -EINTR on a fatal signal. Sleeps;
- * the caller holds no lock. It holds a reference on @task, which pins the
- * task_struct only: the number is read here under RCU (0 once the thread
- * is released), and the kernel's own lookup of it is what the opens check.
- * That the number still named @task afterwards is the caller's to prove
- * (a released task has no mm).
+ * STACKINFO_GRANT_ALL when, @want_sp, "<tid>/syscall" reads too; else the
+ * refusal: -EACCES, or -ESRCH where the mount shows no such thread to the
+ * caller (also hidepid=invisible), -EINTR on a fatal signal. Sleeps; the
+ * caller holds no lock. Its reference on @task pins the task_struct only:
+ * *@nr is the number the opens looked up (read here under RCU, 0 once the
+ * thread is released), and the caller must find it still naming @task
+ * under exec_update_lock afterwards (de_thread() hands a thread's number
+ * to another task before exec takes that lock).
  */
 int stackinfo_kernel_grant(const struct stackinfo_caller *c,
-			   struct task_struct *task, bool want_sp)
+			   struct task_struct *task, bool want_sp, pid_t *nr)
 {
 	struct file *f;
-	char buf[16];
+	char buf[64];
 	ssize_t n;
-	pid_t nr;
 
+	*nr = 0;
 	/* only a mount of the whole of /proc has the <tid> directories */
 	if (!c->file || c->proc_root.dentry != c->proc_root.mnt->mnt_sb->s_root)
 		return -EACCES;
-	nr = task_pid_nr_ns(task, c->ns);
-	if (!nr)
+	*nr = task_pid_nr_ns(task, c->ns);
+	if (!*nr)
 		return -ESRCH;
 
-	f = stackinfo_proc_open(c, nr, "maps");
+	f = stackinfo_proc_open(c, *nr, "maps", stackinfo_maps_fops);
 	if (IS_ERR(f))
 		return stackinfo_kernel_errno(PTR_ERR(f));
 	fput(f);
 	if (!want_sp)
 		return STACKINFO_GRANT_NO_SP;
 
-	/* its mode (0400, root's when not dumpable) is syscall's: checked too */
-	f = stackinfo_proc_open(c, nr, "personality");
+	/*
+	 * syscall itself: its mode (0400, root's when not dumpable), its path
+	 * for path-based LSMs, and its read's lock_trace(). The read waits
+	 * only for a thread already going to sleep to get off its CPU (a
+	 * running one reads as "running").
+	 */
+	f = stackinfo_proc_open(c, *nr, "syscall", stackinfo_syscall_fops);
 	if (IS_ERR(f)) {
 		n = PTR_ERR(f);
 	} else {

@@ -274,6 +274,14 @@ static struct mm_struct *stackinfo_task_mm(struct task_struct *task,
 	return mm;
 }
 
+/* Is @task the image and the number @exec_id and @nr were read from? */
+static bool stackinfo_still(const struct stackinfo_caller *c,
+			    struct task_struct *task, u64 exec_id, pid_t nr)
+{
+	return READ_ONCE(task->self_exec_id) == exec_id &&
+	       task_pid_nr_ns(task, c->ns) == nr;
+}
+
 /*
  * Take @task's mm and SP if the policy allows (access.c). For another
  * process this happens under exec_update_lock, as mm_access() does, so
@@ -297,6 +305,7 @@ static int stackinfo_target_get(const struct stackinfo_caller *c,
 	struct mm_struct *mm;
 	unsigned int tries;
 	u64 exec_id = 0;
+	pid_t nr = 0;
 	int err;
 
 	memset(t, 0, sizeof(*t));
@@ -327,9 +336,13 @@ static int stackinfo_target_get(const struct stackinfo_caller *c,
 		grant = stackinfo_grant(c, task, mm);
 		if (!other || grant >= need)
 			break;
-		/* the kernel's answer holds if no exec came since it was asked */
+		/*
+		 * The kernel's answer holds if it was about this task and this
+		 * image: no exec since it was asked, and the number it looked
+		 * up still this task's (a task never gets a lost number back).
+		 */
 		if (tries &&
-		    (asked < 0 || READ_ONCE(task->self_exec_id) == exec_id)) {
+		    (asked < 0 || stackinfo_still(c, task, exec_id, nr))) {
 			grant = max_t(int, grant, asked);
 			break;
 		}
@@ -339,7 +352,7 @@ static int stackinfo_target_get(const struct stackinfo_caller *c,
 			mmput(mm);
 		if (tries == STACKINFO_EXEC_TRIES)
 			return -EAGAIN;
-		asked = stackinfo_kernel_grant(c, task, want_sp);
+		asked = stackinfo_kernel_grant(c, task, want_sp, &nr);
 		if (asked == -EINTR)
 			return asked;
 	}
@@ -542,54 +555,74 @@ int stackinfo_query(const struct stackinfo_caller *c, struct stackinfo_query *q)
 EXPORT_SYMBOL_IF_KUNIT(stackinfo_query);
 
 /*
- * May @c learn anything about the process @task belongs to? 0, or the
- * refusal: the batch ioctl asks this before it counts threads. It asks
- * about the first thread that still has an mm (the leader may have
- * exited): a proof fd is compared with that mm, and the kernel is asked
- * about that thread, which is referenced while it is asked. Each thread's
- * answer is then granted on its own (stackinfo_query_task()).
+ * The first thread of @task's process that still has an mm, referenced,
+ * with that mm (mmget), under exec_update_lock (held by the caller).
  */
-int stackinfo_process_grant(const struct stackinfo_caller *c,
-			    struct task_struct *task)
+static struct task_struct *stackinfo_thread_with_mm(struct task_struct *task,
+						    struct mm_struct **mmp)
 {
-	bool other = !same_thread_group(task, current);
-	struct task_struct *t, *with_mm = NULL;
-	enum stackinfo_grant grant;
-	struct mm_struct *mm = NULL;
-	int err;
+	struct task_struct *t, *found = NULL;
 
-	if (!other)
-		return 0;
-	err = down_read_killable(&task->signal->exec_update_lock);
-	if (err)
-		return err;
+	*mmp = NULL;
 	rcu_read_lock();
 	for_each_thread(task, t) {
 		task_lock(t);
 		if (!(t->flags & PF_KTHREAD) && t->mm) {
-			mm = t->mm;
-			mmget(mm);
-			with_mm = get_task_struct(t);
+			*mmp = t->mm;
+			mmget(*mmp);
+			found = get_task_struct(t);
 		}
 		task_unlock(t);
-		if (mm)
+		if (found)
 			break;
 	}
 	rcu_read_unlock();
-	grant = stackinfo_grant(c, task, mm);
-	up_read(&task->signal->exec_update_lock);
-	if (mm)
-		mmput(mm);
-	if (grant != STACKINFO_GRANT_NONE)
-		err = 0;
-	else
-		err = stackinfo_kernel_grant(c, with_mm ? with_mm : task,
-					     false);
-	/* allowed to know: no user stack anywhere in it */
-	if (err >= 0 && !with_mm)
-		err = (task->flags & PF_KTHREAD) ? -ENOENT : -ESRCH;
-	if (with_mm)
-		put_task_struct(with_mm);
+	return found;
+}
+
+/*
+ * May @c learn anything about the process @task belongs to? 0, or the
+ * refusal: the batch ioctl asks this before it counts threads. It asks
+ * about the first thread that still has an mm (the leader may have
+ * exited): a proof fd is compared with that mm, and the kernel is asked
+ * about that thread, which is referenced while it is asked; when it has
+ * exited meanwhile, about the next one. Each thread's answer is then
+ * granted on its own (stackinfo_query_task()).
+ */
+int stackinfo_process_grant(const struct stackinfo_caller *c,
+			    struct task_struct *task)
+{
+	struct task_struct *with_mm, *asked;
+	enum stackinfo_grant grant;
+	struct mm_struct *mm;
+	unsigned int tries;
+	int err = -ESRCH;
+	pid_t nr;
+
+	if (same_thread_group(task, current))
+		return 0;
+	for (tries = 0; tries < STACKINFO_EXEC_TRIES; tries++) {
+		err = down_read_killable(&task->signal->exec_update_lock);
+		if (err)
+			return err;
+		with_mm = stackinfo_thread_with_mm(task, &mm);
+		grant = stackinfo_grant(c, task, mm);
+		up_read(&task->signal->exec_update_lock);
+		if (mm)
+			mmput(mm);
+		asked = with_mm ? with_mm : task;
+		if (grant != STACKINFO_GRANT_NONE)
+			err = 0;
+		else
+			err = stackinfo_kernel_grant(c, asked, false, &nr);
+		/* allowed to know: no user stack anywhere in it */
+		if (err >= 0 && !with_mm)
+			err = (task->flags & PF_KTHREAD) ? -ENOENT : -ESRCH;
+		if (with_mm)
+			put_task_struct(with_mm);
+		if (err != -ESRCH || !with_mm)
+			break;
+	}
 	return err < 0 ? err : 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(stackinfo_process_grant);

@@ -85,7 +85,7 @@ enum stackinfo_grant stackinfo_grant(const struct stackinfo_caller *c,
 				     struct task_struct *task,
 				     struct mm_struct *mm);
 int stackinfo_kernel_grant(const struct stackinfo_caller *c,
-			   struct task_struct *task, bool want_sp);
+			   struct task_struct *task, bool want_sp, pid_t *nr);
 bool stackinfo_proof_fds_work(void);
 
 /* procfs.c: /proc/stackinfo and its ioctl */
