@@ -26,10 +26,15 @@
 
 #define PID_MAX		400
 #define SECONDS		4
+#define MAX_SECONDS	40
 #define MIN_ANSWERS	200
 
-static void *nothing(void *arg)
+/* A short life, long enough to be asked about on a slow (debug) kernel. */
+static void *brief(void *arg)
 {
+	struct timespec ts = { 0, 1000000 };
+
+	nanosleep(&ts, NULL);
 	return arg;
 }
 
@@ -39,10 +44,13 @@ static pid_t churner(void)
 
 	if (pid == 0) {
 		for (;;) {
-			pthread_t th;
+			pthread_t th[4];
+			int i, n = 0;
 
-			if (!pthread_create(&th, NULL, nothing, NULL))
-				pthread_join(th, NULL);
+			for (i = 0; i < 4; i++)
+				n += !pthread_create(&th[n], NULL, brief, NULL);
+			for (i = 0; i < n; i++)
+				pthread_join(th[i], NULL);
 		}
 	}
 	return pid;
@@ -87,11 +95,14 @@ int main(void)
 	fflush(f);
 	for (backend = STACKINFO_BACKEND_PROCMAP_QUERY; backend <= STACKINFO_BACKEND_MAPS;
 	     backend++) {
-		time_t end = time(NULL) + SECONDS;
+		time_t start = time(NULL);
+		int before = answers;
 
 		if (stackinfo_set_backend(backend))
 			continue;
-		while (time(NULL) < end) {
+		/* SECONDS at least; on a slow kernel until enough answers came */
+		while (time(NULL) < start + SECONDS ||
+		       (answers - before < MIN_ANSWERS && time(NULL) < start + MAX_SECONDS)) {
 			pid_t tid;
 
 			for (tid = 300; tid < PID_MAX; tid++) {
