@@ -27,7 +27,7 @@
 #define PID_MAX		400
 #define SECONDS		4
 #define MAX_SECONDS	40
-#define MIN_ANSWERS	200
+#define MIN_ANSWERS	50
 
 /* A short life, long enough to be asked about on a slow (debug) kernel. */
 static void *brief(void *arg)
