@@ -70,7 +70,7 @@ BINS := $(B)/bin/stackinfo $(B)/bin/stackinfo-demo $(B)/bin/getattr-print \
 	$(B)/bin/thread-sleeper $(B)/bin/stackinfo-bench $(B)/bin/startup-time
 GUEST_FILES := $(B)/guest/run-tests $(B)/guest/splat-patterns $(B)/guest/testlib.sh
 
-.PHONY: all module tools check demo bench deps clean help prune install uninstall \
+.PHONY: all module tools check demo bench deps clean help prune guest-tests install uninstall \
 	dkms-install dkms-uninstall install-tools deb
 
 PREFIX ?= /usr/local
@@ -103,6 +103,11 @@ module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
 tools: $(LIBS) $(BINS) $(GUEST_TESTS) $(GUEST_FILES) $(HOST_TESTS) | prune
+
+# the guest test programs run-tests finds, one a line: tools/testing/check
+# expects a result from each (tools/testing/guest-results)
+guest-tests:
+	@printf '%s\n' $(notdir $(GUEST_TESTS))
 
 # test binaries whose source is gone must not run again
 prune:
