@@ -213,6 +213,10 @@ void stackinfo_caller_put(struct stackinfo_caller *c)
 	if (c->proof)
 		fput(c->proof);
 	c->proof = NULL;
+	if (c->asked && c->asked->cred) {
+		put_cred(c->asked->cred);
+		c->asked->cred = NULL;
+	}
 }
 EXPORT_SYMBOL_IF_KUNIT(stackinfo_caller_put);
 

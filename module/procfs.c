@@ -167,6 +167,7 @@ stackinfo_ioctl_threads(const struct file *file,
 			struct stackinfo_threads __user *uarg)
 {
 	struct task_struct **tasks = NULL, *leader;
+	struct stackinfo_asked asked = {};
 	struct stackinfo_threads a;
 	struct stackinfo_caller c;
 	struct stackinfo_query q;
@@ -199,6 +200,7 @@ stackinfo_ioctl_threads(const struct file *file,
 	err = stackinfo_caller_get(&c, file, proof, a.proof_fd);
 	if (err)
 		return err;
+	c.asked = &asked; /* dropped by stackinfo_caller_put() */
 	/* the input was good: from here on, count says what was written */
 	if (a.pid) {
 		leader = stackinfo_get_task(&c, a.pid);

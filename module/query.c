@@ -6,6 +6,7 @@
  * /proc/stackinfo copy and format what stackinfo_query() fills in, after
  * every lock taken here has been dropped.
  */
+#include <linux/cred.h>
 #include <linux/mm.h>
 #include <linux/mmap_lock.h>
 #include <linux/percpu.h>
@@ -274,6 +275,44 @@ static struct mm_struct *stackinfo_task_mm(struct task_struct *task,
 	return mm;
 }
 
+/*
+ * A batch (c->asked) keeps the kernel's last answer with the credentials
+ * it was about: ptrace_may_access() and maps' open judge a thread by its
+ * credentials, its mm (one for the whole process) and its thread group,
+ * so a thread whose real_cred is that very cred gets the very answer, and
+ * a batch of one process asks the kernel once, not twice a thread (every
+ * open kept until the ioctl returns, as fput() defers). The reference on
+ * the remembered cred keeps its address from naming other credentials;
+ * credentials are never changed in place, and exec installs new ones.
+ * Under exec_update_lock.
+ */
+static bool stackinfo_asked_before(const struct stackinfo_caller *c,
+				   struct task_struct *task, int *grant)
+{
+	if (!c->asked || !c->asked->cred ||
+	    rcu_access_pointer(task->real_cred) != c->asked->cred)
+		return false;
+	*grant = c->asked->grant;
+	return true;
+}
+
+/*
+ * Remember @grant, the kernel's answer about @task, whose credentials were
+ * @cred (referenced) when it was asked: if they still are, the reference
+ * moves to the memo. Under exec_update_lock.
+ */
+static void stackinfo_remember(const struct stackinfo_caller *c,
+			       struct task_struct *task,
+			       const struct cred *cred, int grant)
+{
+	if (!c->asked || !cred || rcu_access_pointer(task->real_cred) != cred)
+		return;
+	if (c->asked->cred)
+		put_cred(c->asked->cred);
+	c->asked->cred = get_cred(cred);
+	c->asked->grant = grant;
+}
+
 /* Is @task the image and the number @exec_id and @nr were read from? */
 static bool stackinfo_still(const struct stackinfo_caller *c,
 			    struct task_struct *task, u64 exec_id, pid_t nr)
@@ -304,6 +343,7 @@ static int stackinfo_target_get(const struct stackinfo_caller *c,
 	struct rw_semaphore *exec_lock;
 	struct mm_struct *mm;
 	unsigned int tries;
+	const struct cred *cred = NULL;
 	u64 exec_id = 0;
 	pid_t nr = 0;
 	int err;
@@ -329,13 +369,18 @@ static int stackinfo_target_get(const struct stackinfo_caller *c,
 		if (other) {
 			err = down_read_killable(exec_lock);
 			if (err)
-				return err;
+				goto out_cred;
 		}
 		mm = stackinfo_task_mm(task, &t->sp);
 		/* the policy may ask LSMs (capable()): no spinlock held */
 		grant = stackinfo_grant(c, task, mm);
 		if (!other || grant >= need)
 			break;
+		/* a batch asked the kernel already about these credentials */
+		if (!tries && stackinfo_asked_before(c, task, &asked)) {
+			grant = max_t(int, grant, asked);
+			break;
+		}
 		/*
 		 * The kernel's answer holds if it was about this task and this
 		 * image: no exec since it was asked, and the number it looked
@@ -343,6 +388,8 @@ static int stackinfo_target_get(const struct stackinfo_caller *c,
 		 */
 		if (tries &&
 		    (asked < 0 || stackinfo_still(c, task, exec_id, nr))) {
+			if (asked >= 0)
+				stackinfo_remember(c, task, cred, asked);
 			grant = max_t(int, grant, asked);
 			break;
 		}
@@ -350,12 +397,20 @@ static int stackinfo_target_get(const struct stackinfo_caller *c,
 		up_read(exec_lock);
 		if (mm)
 			mmput(mm);
-		if (tries == STACKINFO_EXEC_TRIES)
-			return -EAGAIN;
+		if (tries == STACKINFO_EXEC_TRIES) {
+			err = -EAGAIN;
+			goto out_cred;
+		}
+		if (c->asked && !cred)
+			cred = get_task_cred(task);
 		asked = stackinfo_kernel_grant(c, task, want_sp, &nr);
-		if (asked == -EINTR)
-			return asked;
+		if (asked == -EINTR) {
+			err = asked;
+			goto out_cred;
+		}
 	}
+	if (cred)
+		put_cred(cred);
 
 	if (grant == STACKINFO_GRANT_NONE)
 		err = asked < 0 ? asked : -EACCES;
@@ -380,6 +435,11 @@ static int stackinfo_target_get(const struct stackinfo_caller *c,
 	if (!t->have_sp)
 		t->sp = 0;
 	return 0;
+
+out_cred:
+	if (cred)
+		put_cred(cred);
+	return err;
 }
 
 static void stackinfo_target_put(struct stackinfo_target *t)

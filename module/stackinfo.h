@@ -46,6 +46,12 @@ enum stackinfo_grant {
 	STACKINFO_GRANT_ALL,	/* and the SP: /proc/<pid>/syscall */
 };
 
+/* The kernel's last answer in a batch, and whose credentials it was about. */
+struct stackinfo_asked {
+	const struct cred *cred;	/* referenced; NULL: nothing yet */
+	int grant;			/* enum stackinfo_grant */
+};
+
 /* Who asks, through which /proc mount, with which proof (access.c). */
 struct stackinfo_caller {
 	const struct file *file;	/* the /proc/stackinfo fd; may be NULL */
@@ -54,6 +60,7 @@ struct stackinfo_caller {
 	struct file *proof;		/* a referenced proof fd, or NULL */
 	struct mm_struct *proof_mm;	/* its mm (kept by the open file) */
 	enum stackinfo_grant proof_grant;
+	struct stackinfo_asked *asked;	/* a batch's memo, else NULL */
 };
 
 /* query.c: the answer from task data */
