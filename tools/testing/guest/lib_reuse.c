@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Thread ids reused while the library reads /proc: with pid_max lowered to
- * a few hundred, two processes create and join threads without pause, so
+ * leave a hundred free numbers from 300 up (a few hundred on a fresh
+ * guest; more after a long run, where tasks hold some of them), two
+ * processes create and join threads without pause, so
  * every tid of the range keeps changing hands between them; this process
  * asks about every tid of the range over and over through the fallback
  * backends (PROCMAP_QUERY where the kernel has it, the maps parse). An
@@ -24,7 +26,10 @@
 #include "libstackinfo.h"
 #include "testutil.h"
 
-#define PID_MAX		400
+/* pids wrap to RESERVED_PIDS; the range gets FREE_PIDS that no task holds */
+#define PID_MIN		300
+#define FREE_PIDS	100
+#define PID_LIMIT	4000
 #define SECONDS		4
 #define MAX_SECONDS	40
 #define MIN_ANSWERS	50
@@ -72,12 +77,30 @@ static int start_stack_of(pid_t pid, uint64_t *v)
 	return 0;
 }
 
+/*
+ * The pid_max that leaves FREE_PIDS numbers from PID_MIN up free: after a
+ * long guest run, tasks (kernel workers among them) hold some of the
+ * lowest ones, and a churner that finds none free creates no thread.
+ */
+static int free_range_end(void)
+{
+	char path[32];
+	int end, free_pids = 0;
+
+	for (end = PID_MIN; end < PID_LIMIT && free_pids < FREE_PIDS; end++) {
+		snprintf(path, sizeof(path), "/proc/%d", end);
+		free_pids += access(path, F_OK) != 0;
+	}
+	return end;
+}
+
 int main(void)
 {
 	char saved[32] = "";
 	FILE *f = fopen("/proc/sys/kernel/pid_max", "r+");
 	pid_t a, b;
 	uint64_t ss_a, ss_b;
+	int pid_max;
 	int backend, answers = 0, mixed = 0, wrong_tid = 0, queries = 0;
 
 	if (geteuid() != 0 || !f || !fgets(saved, sizeof(saved), f)) {
@@ -90,8 +113,9 @@ int main(void)
 		fprintf(stderr, "churners: %s\n", strerror(errno));
 		return 1;
 	}
+	pid_max = free_range_end();
 	rewind(f);
-	fprintf(f, "%d\n", PID_MAX);
+	fprintf(f, "%d\n", pid_max);
 	fflush(f);
 	for (backend = STACKINFO_BACKEND_PROCMAP_QUERY; backend <= STACKINFO_BACKEND_MAPS;
 	     backend++) {
@@ -105,7 +129,7 @@ int main(void)
 		       (answers - before < MIN_ANSWERS && time(NULL) < start + MAX_SECONDS)) {
 			pid_t tid;
 
-			for (tid = 300; tid < PID_MAX; tid++) {
+			for (tid = PID_MIN; tid < pid_max; tid++) {
 				struct stackinfo_query q;
 				uint64_t want;
 
@@ -136,8 +160,8 @@ int main(void)
 	kill(b, SIGKILL);
 	waitpid(a, NULL, 0);
 	waitpid(b, NULL, 0);
-	fprintf(stderr, "%d queries, %d answers naming the churners, %d mixed, %d with another tid\n",
-		queries, answers, mixed, wrong_tid);
+	fprintf(stderr, "pid_max %d; %d queries, %d answers naming the churners, %d mixed, %d with another tid\n",
+		pid_max, queries, answers, mixed, wrong_tid);
 	CHECK(!mixed, "%d answers mixed two processes", mixed);
 	CHECK(!wrong_tid, "%d answers for another tid than asked", wrong_tid);
 	CHECK(answers >= MIN_ANSWERS, "only %d answers named the churners", answers);
