@@ -130,6 +130,18 @@ static int range_in_use(pid_t a, pid_t b, int pid_max, int secs)
 	return 0;
 }
 
+/* pid_max as it was, and no churner left */
+static void restore(FILE *f, const char *saved, pid_t a, pid_t b)
+{
+	rewind(f);
+	fputs(saved, f);
+	fclose(f);
+	kill(a, SIGKILL);
+	kill(b, SIGKILL);
+	waitpid(a, NULL, 0);
+	waitpid(b, NULL, 0);
+}
+
 int main(void)
 {
 	char saved[32] = "";
@@ -155,13 +167,7 @@ int main(void)
 	fflush(f);
 	/* the churners' threads must take numbers of the range, or nothing is tested */
 	if (!range_in_use(a, b, pid_max, 5)) {
-		rewind(f);
-		fputs(saved, f);
-		fclose(f);
-		kill(a, SIGKILL);
-		kill(b, SIGKILL);
-		waitpid(a, NULL, 0);
-		waitpid(b, NULL, 0);
+		restore(f, saved, a, b);
 		printf("the churners' threads took no number in [%d, %d) in 5 s: nothing to test here\n",
 		       PID_MIN, pid_max);
 		return T_SKIP;
@@ -202,13 +208,7 @@ int main(void)
 			}
 		}
 	}
-	rewind(f);
-	fputs(saved, f);
-	fclose(f);
-	kill(a, SIGKILL);
-	kill(b, SIGKILL);
-	waitpid(a, NULL, 0);
-	waitpid(b, NULL, 0);
+	restore(f, saved, a, b);
 	fprintf(stderr, "pid_max %d; %d queries, %d answers naming the churners, %d mixed, %d with another tid\n",
 		pid_max, queries, answers, mixed, wrong_tid);
 	CHECK(!mixed, "%d answers mixed two processes", mixed);
