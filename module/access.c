@@ -27,8 +27,9 @@
  *    user namespace may mount) proves nothing.
  *    An exec between that check and the look would put another image
  *    behind the answer: the look compares the task's self_exec_id, read
- *    under exec_update_lock before the check, with its value under that
- *    lock after it (module/query.c).
+ *    under exec_update_lock before the check, and the number the check
+ *    looked up, with what they are under that lock after it
+ *    (module/query.c).
  *  - A proof fd: an fd of /proc/<pid>/mem (opened with PTRACE_MODE_ATTACH)
  *    or of /proc/<pid>/auxv (PTRACE_MODE_READ) whose mm is the thread's mm.
  *    Both opens ran mm_access() and keep that mm in ->private_data; an exec

@@ -677,30 +677,6 @@ static char proc_state(pid_t pid)
 	return p && p[1] == ' ' ? p[2] : 0;
 }
 
-static int yama_scope(void)
-{
-	FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "re");
-	int v = -1;
-
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = -1;
-		fclose(f);
-	}
-	return v;
-}
-
-static int set_yama_scope(int v)
-{
-	FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "we");
-	int ok;
-
-	if (!f)
-		return -errno;
-	ok = fprintf(f, "%d\n", v) > 0;
-	return fclose(f) == 0 && ok ? 0 : -EPERM;
-}
-
 /* A setuid-root copy of thread-sleeper, for the exec case. */
 static int make_suid_sleeper(void)
 {
@@ -739,14 +715,14 @@ int main(int argc, char **argv)
 		if (kill(t.free_pid, 0) && errno == ESRCH)
 			break;
 
-	scope = yama_scope();
+	scope = t_yama_scope();
 	if (yama3) {
 		/* the last test of a guest: 3 cannot be undone */
 		if (scope < 0) {
 			fprintf(stderr, "no Yama in this kernel\n");
 			return T_SKIP;
 		}
-		CHECK(!set_yama_scope(3), "ptrace_scope 3");
+		CHECK(!t_set_yama_scope(3), "ptrace_scope 3");
 		run_matrix(&t, ", Yama scope 3");
 	} else if (scope < 0) {
 		run_matrix(&t, "");
@@ -754,11 +730,11 @@ int main(int argc, char **argv)
 		char name[32];
 
 		for (i = 0; i <= 2; i++) {
-			CHECK(!set_yama_scope(i), "ptrace_scope %d", i);
+			CHECK(!t_set_yama_scope(i), "ptrace_scope %d", i);
 			snprintf(name, sizeof(name), ", Yama scope %d", i);
 			run_matrix(&t, name);
 		}
-		set_yama_scope(scope);
+		t_set_yama_scope(scope);
 	}
 	if (!yama3) {
 		CHECK(!make_suid_sleeper(), "setuid copy of thread-sleeper");

@@ -27,18 +27,6 @@
 
 #define USER_UID 1000
 
-static int write_file(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, text, strlen(text));
-	close(fd);
-	return n == (ssize_t)strlen(text) ? 0 : -EIO;
-}
-
 /* The real answer for uid 1000, from the /proc it saw before the mounts. */
 static int real_readable(int proc_dir, pid_t pid, const char *file)
 {
@@ -76,10 +64,10 @@ static int user_side(pid_t victim)
 		return T_SKIP;
 	}
 	snprintf(map, sizeof(map), "0 %u 1\n", (unsigned int)uid);
-	CHECK(!write_file("/proc/self/setgroups", "deny"), "setgroups");
-	CHECK(!write_file("/proc/self/uid_map", map), "uid_map");
+	CHECK(!t_write_file("/proc/self/setgroups", "deny"), "setgroups");
+	CHECK(!t_write_file("/proc/self/uid_map", map), "uid_map");
 	snprintf(map, sizeof(map), "0 %u 1\n", (unsigned int)gid);
-	CHECK(!write_file("/proc/self/gid_map", map), "gid_map");
+	CHECK(!t_write_file("/proc/self/gid_map", map), "gid_map");
 	CHECK(!mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), "MS_PRIVATE: %s",
 	      strerror(errno));
 

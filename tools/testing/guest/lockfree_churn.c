@@ -67,19 +67,6 @@ static int param_read(const char *name, char *buf, size_t len)
 	return 0;
 }
 
-static int param_write(const char *name, const char *val)
-{
-	int pfd = open(name, O_WRONLY | O_CLOEXEC);
-	int err = 0;
-
-	if (pfd < 0)
-		return -errno;
-	if (write(pfd, val, strlen(val)) < 0)
-		err = -errno;
-	close(pfd);
-	return err;
-}
-
 static unsigned long counter(const char *name)
 {
 	char buf[64];
@@ -209,11 +196,11 @@ int main(void)
 	CHECK(have == want, "lockfree reads %c on a kernel that should%s have it",
 	      buf[0], want ? "" : " not");
 	if (!have)
-		CHECK(param_write(PARAMS "lockfree", "Y") == -EOPNOTSUPP,
+		CHECK(t_write_file(PARAMS "lockfree", "Y") == -EOPNOTSUPP,
 		      "lockfree=Y accepted without a lock-free path");
 
 	/* the references: locked path, nothing churning */
-	CHECK(!param_write(PARAMS "lockfree", "N"), "cannot set lockfree=N");
+	CHECK(!t_write_file(PARAMS "lockfree", "N"), "cannot set lockfree=N");
 	memset(qs, 0, sizeof(qs));
 	pthread_create(&churn_th, NULL, churner, &churn_rounds);
 	for (i = 0; i < QUERIERS; i++)
@@ -232,7 +219,7 @@ int main(void)
 
 		mode = have && (r & 1);
 		if (have)
-			CHECK(!param_write(PARAMS "lockfree", mode ? "Y" : "N"),
+			CHECK(!t_write_file(PARAMS "lockfree", mode ? "Y" : "N"),
 			      "cannot set lockfree");
 		h = counter(PARAMS "lockfree_hits");
 		fallbacks -= counter(PARAMS "lockfree_fallbacks");
@@ -248,7 +235,7 @@ int main(void)
 		pthread_join(qs[i].th, NULL);
 	pthread_join(churn_th, NULL);
 	if (have)
-		param_write(PARAMS "lockfree", "Y");
+		t_write_file(PARAMS "lockfree", "Y");
 
 	for (i = 0; i < QUERIERS; i++) {
 		CHECK(!qs[i].bad, "thread %d: %ld answers differ from the locked one",

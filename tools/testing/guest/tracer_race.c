@@ -43,21 +43,6 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static int yama_scope(int set)
-{
-	FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", set >= 0 ? "we" : "re");
-	int v = -1;
-
-	if (!f)
-		return -1;
-	if (set >= 0)
-		v = fprintf(f, "%d\n", set) > 0 ? set : -1;
-	else if (fscanf(f, "%d", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
-}
-
 /* The parent's side: uid 1000, its non-dumpable child, the queries. */
 static int parent_side(int to_root, int from_root)
 {
@@ -125,9 +110,9 @@ int main(void)
 		return T_SKIP;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	scope = yama_scope(-1);
+	scope = t_yama_scope();
 	if (scope > 0)
-		CHECK(yama_scope(0) == 0, "ptrace_scope 0");
+		CHECK(!t_set_yama_scope(0), "ptrace_scope 0");
 	if (pipe(up) || pipe(down))
 		return 1;
 	fflush(stdout);
@@ -177,6 +162,6 @@ int main(void)
 	printf("tracer_race: %lu attach/detach cycles by root, %lu refused\n", attaches, refused);
 	CHECK(attaches >= MIN_ATTACHES, "only %lu attaches", attaches);
 	if (scope > 0)
-		yama_scope(scope);
+		t_set_yama_scope(scope);
 	return t_result();
 }

@@ -32,6 +32,43 @@ pid_t t_gettid(void)
 	return (pid_t)syscall(SYS_gettid);
 }
 
+int t_write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, text, strlen(text));
+	if (n < 0)
+		n = -errno;
+	close(fd);
+	return n < 0 ? (int)n : n == (ssize_t)strlen(text) ? 0 : -EIO;
+}
+
+#define T_YAMA_SCOPE "/proc/sys/kernel/yama/ptrace_scope"
+
+int t_yama_scope(void)
+{
+	FILE *f = fopen(T_YAMA_SCOPE, "re");
+	int v = -1;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+int t_set_yama_scope(int scope)
+{
+	char text[16];
+
+	snprintf(text, sizeof(text), "%d\n", scope);
+	return t_write_file(T_YAMA_SCOPE, text);
+}
+
 t_getattr_fn t_glibc_getattr(void)
 {
 #ifdef T_STATIC

@@ -93,6 +93,12 @@ uint64_t cmdline_guard_gap(void);
 
 pid_t t_gettid(void);
 
+/* Write @text to the file @path (a /proc or /sys knob): 0 or -errno. */
+int t_write_file(const char *path, const char *text);
+/* Yama's ptrace_scope, -1 where the kernel has no Yama; set it: 0 or -errno. */
+int t_yama_scope(void);
+int t_set_yama_scope(int scope);
+
 /*
  * glibc's own pthread_getattr_np, taken from libc.so.6 by handle so that
  * no interposer stands between (NULL where libc.so.6 is not loaded: a
