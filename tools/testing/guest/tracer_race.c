@@ -12,7 +12,11 @@
  *
  * Fails on any answer, and when too few attaches or queries ran for the
  * windows to have been crossed (the review saw 21 483 answers in 20
- * million queries during 73 535 attaches).
+ * million queries during 73 535 attaches; the module before the fix
+ * answered 1 987 of 1.3 million, one in 650: 3 000 queries would have
+ * caught it with odds of 99 %). A query about another process opens
+ * and reads two /proc files, 15 ms each on a KASAN kernel under TCG on
+ * a loaded host: there the loop runs on to MAX_SECS for its minimum.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -31,9 +35,9 @@
 
 #define USER_UID	1000
 #define RUN_SECS	8
-#define MAX_SECS	60
+#define MAX_SECS	90
 #define MIN_ATTACHES	300
-#define MIN_QUERIES	5000
+#define MIN_QUERIES	3000
 
 static double now_s(void)
 {
