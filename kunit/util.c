@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit tests for stackinfo, one suite per file of module/ (query_test.c,
- * procfs_test.c, main_test.c, access_test.c), in one module,
+ * abi_test.c, main_test.c, access_test.c), in one module,
  * stackinfo_kunit.ko: what they share. The suites reach the module through
  * EXPORT_SYMBOL_IF_KUNIT; each case runs in its own kthread, whose mm the
  * first map_at() gives it: kunit_vm_mmap()'s fresh mm where the kernel has

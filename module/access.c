@@ -165,6 +165,7 @@ int stackinfo_caller_get(struct stackinfo_caller *c, const struct file *file,
 
 	memset(c, 0, sizeof(*c));
 	c->file = file;
+	c->ask_kernel = stackinfo_kernel_grant;
 	if (file) {
 		/* pinned by @file, which the caller holds for the call */
 		c->proc_root.mnt = file->f_path.mnt;

@@ -216,7 +216,10 @@ VISIBLE_IF_KUNIT int stackinfo_look(struct mm_struct *mm, unsigned long sp,
 }
 EXPORT_SYMBOL_IF_KUNIT(stackinfo_look);
 
-/* Thread @tid (not 0) of @c's pid namespace, referenced; NULL if none. */
+/*
+ * Thread @tid (not 0) of @c's pid namespace, referenced; NULL if none, or
+ * if @c asks through a file about one process and @tid is not of it.
+ */
 struct task_struct *stackinfo_get_task(const struct stackinfo_caller *c,
 				       pid_t tid)
 {
@@ -226,6 +229,8 @@ struct task_struct *stackinfo_get_task(const struct stackinfo_caller *c,
 		return NULL;
 	rcu_read_lock();
 	task = pid_task(find_pid_ns(tid, c->ns), PIDTYPE_PID);
+	if (task && c->file_task && !same_thread_group(task, c->file_task))
+		task = NULL;
 	if (task)
 		get_task_struct(task);
 	rcu_read_unlock();
@@ -374,7 +379,7 @@ static int stackinfo_target_get(const struct stackinfo_caller *c,
 		mm = stackinfo_task_mm(task, &t->sp);
 		/* the policy may ask LSMs (capable()): no spinlock held */
 		grant = stackinfo_grant(c, task, mm);
-		if (!other || grant >= need)
+		if (!other || grant >= need || !c->ask_kernel)
 			break;
 		/* a batch asked the kernel already about these credentials */
 		if (!tries && stackinfo_asked_before(c, task, &asked)) {
@@ -403,7 +408,7 @@ static int stackinfo_target_get(const struct stackinfo_caller *c,
 		}
 		if (c->asked && !cred)
 			cred = get_task_cred(task);
-		asked = stackinfo_kernel_grant(c, task, want_sp, &nr);
+		asked = c->ask_kernel(c, task, want_sp, &nr);
 		if (asked == -EINTR) {
 			err = asked;
 			goto out_cred;
@@ -597,14 +602,17 @@ out:
 }
 EXPORT_SYMBOL_IF_KUNIT(stackinfo_query_task);
 
-/* Answer @q about thread q->tid of @c's pid namespace (0: the caller). */
+/*
+ * Answer @q about thread q->tid of @c's pid namespace; 0 names the file's
+ * thread, or the caller.
+ */
 int stackinfo_query(const struct stackinfo_caller *c, struct stackinfo_query *q)
 {
 	struct task_struct *task;
 	int err;
 
 	if (!q->tid)
-		return stackinfo_query_task(c, current, q);
+		return stackinfo_query_task(c, c->file_task ?: current, q);
 	task = stackinfo_get_task(c, q->tid);
 	if (!task)
 		return -ESRCH;
@@ -673,8 +681,10 @@ int stackinfo_process_grant(const struct stackinfo_caller *c,
 		asked = with_mm ? with_mm : task;
 		if (grant != STACKINFO_GRANT_NONE)
 			err = 0;
+		else if (c->ask_kernel)
+			err = c->ask_kernel(c, asked, false, &nr);
 		else
-			err = stackinfo_kernel_grant(c, asked, false, &nr);
+			err = -EACCES;
 		/* allowed to know: no user stack anywhere in it */
 		if (err >= 0 && !with_mm)
 			err = (task->flags & PF_KTHREAD) ? -ENOENT : -ESRCH;

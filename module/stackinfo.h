@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * stackinfo: what the module's files share. Only module code includes this.
+ * stackinfo: what its files share: the query core (query.c), the user
+ * interface (abi.c) and the access policy, which is the module's (access.c)
+ * or, in the kernel's own /proc/<pid>/stackinfo, procfs's. Only stackinfo
+ * code includes this.
  */
 #ifndef _STACKINFO_INTERNAL_H
 #define _STACKINFO_INTERNAL_H
@@ -52,15 +55,36 @@ struct stackinfo_asked {
 	int grant;			/* enum stackinfo_grant */
 };
 
-/* Who asks, through which /proc mount, with which proof (access.c). */
+struct stackinfo_caller;
+
+/*
+ * What the kernel itself grants @c about @task when the policy's own look
+ * (stackinfo_grant()) says less: the module asks procfs (access.c).
+ */
+typedef int (*stackinfo_ask_fn)(const struct stackinfo_caller *c,
+				struct task_struct *task, bool want_sp,
+				pid_t *nr);
+
+/*
+ * Who asks, through which /proc file, with which proof: filled in by
+ * stackinfo_caller_get() of the policy in use.
+ */
 struct stackinfo_caller {
-	const struct file *file;	/* the /proc/stackinfo fd; may be NULL */
+	const struct file *file;	/* the file asked through; may be NULL */
 	struct path proc_root;		/* its mount's root (pinned by file) */
 	struct pid_namespace *ns;	/* tids are numbers here */
 	struct file *proof;		/* a referenced proof fd, or NULL */
 	struct mm_struct *proof_mm;	/* its mm (kept by the open file) */
 	enum stackinfo_grant proof_grant;
 	struct stackinfo_asked *asked;	/* a batch's memo, else NULL */
+	stackinfo_ask_fn ask_kernel;	/* NULL: stackinfo_grant() is final */
+	/*
+	 * The thread a /proc/<pid>/stackinfo file is about (referenced):
+	 * tid 0 and pid 0 name it, and only its process is answered about.
+	 * NULL for /proc/stackinfo: tid 0 is the caller, any process may be
+	 * asked about.
+	 */
+	struct task_struct *file_task;
 };
 
 /* query.c: the answer from task data */
@@ -82,7 +106,13 @@ u64 stackinfo_vma_flags(unsigned long vm_flags);
 extern bool stackinfo_lockfree;
 unsigned long stackinfo_lockfree_count(bool hits);
 
-/* access.c: who may ask about whom */
+/* abi.c: the ioctls and the text, for any file that answers */
+long stackinfo_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
+long stackinfo_compat_ioctl(struct file *file, unsigned int cmd,
+			    unsigned long arg);
+int stackinfo_show(struct seq_file *m, void *v);
+
+/* the access policy: who may ask about whom (access.c, or procfs's) */
 void stackinfo_access_init(void);
 int stackinfo_caller_get(struct stackinfo_caller *c, const struct file *file,
 			 bool want_proof, int proof_fd);

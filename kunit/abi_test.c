@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit suite stackinfo_procfs, for module/procfs.c: the ioctls' ABI
+ * KUnit suite stackinfo_abi, for module/abi.c: the ioctls' ABI
  * checks on real user memory of the case's own mm (util.c), the batch
  * ioctl on init, and the exact text of /proc/stackinfo.
  */
@@ -404,7 +404,7 @@ static void text_flags_and_short_addresses(struct kunit *test)
 			   "guard_gap 0\n");
 }
 
-static struct kunit_case stackinfo_procfs_cases[] = {
+static struct kunit_case stackinfo_abi_cases[] = {
 	KUNIT_CASE(abi_size_zero),
 	KUNIT_CASE(abi_size_short),
 	KUNIT_CASE(abi_size_over_page),
@@ -429,11 +429,11 @@ static struct kunit_case stackinfo_procfs_cases[] = {
 	{}
 };
 
-static struct kunit_suite stackinfo_procfs_suite = {
-	.name = "stackinfo_procfs",
+static struct kunit_suite stackinfo_abi_suite = {
+	.name = "stackinfo_abi",
 	.init = stackinfo_case_init,
 	.exit = stackinfo_case_exit,
-	.test_cases = stackinfo_procfs_cases,
+	.test_cases = stackinfo_abi_cases,
 };
 
-kunit_test_suite(stackinfo_procfs_suite);
+kunit_test_suite(stackinfo_abi_suite);

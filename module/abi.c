@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * stackinfo: what crosses to user space. The ioctls (STACKINFO_IOC_QUERY,
+ * STACKINFO_IOC_QUERY_THREADS) and the text, shared by every file that
+ * answers: the module's /proc/stackinfo and the kernel's own
+ * /proc/<pid>/stackinfo. Who asks, and whom tid 0 and pid 0 name, comes
+ * from the file (stackinfo_caller_get()); the answer from query.c. Every
+ * copy to or from user memory happens here, after query.c has dropped
+ * whatever it took.
+ *
+ * Reading answers for the file's thread (for /proc/stackinfo: the reader),
+ * as "key value" lines in a fixed order (stackinfo(4)); addresses are
+ * written as /proc/<pid>/maps writes them, "-" stands for a value there is
+ * no answer for, or that the reader may not see. The text is made by
+ * seq_file at a read at offset 0; a read that continues at a later offset
+ * continues that text (the text is under a page: one read() of it is
+ * whole). stackinfo(4) says so.
+ */
+#include <linux/build_bug.h>
+#include <linux/stddef.h>
+#include <linux/compat.h>
+#include <linux/fs.h>
+#include <linux/minmax.h>
+#include <linux/overflow.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <kunit/visibility.h>
+
+#include "stackinfo.h"
+
+static_assert(sizeof(struct stackinfo_query) == STACKINFO_QUERY_SIZE_VER1);
+static_assert(offsetof(struct stackinfo_query, proof_fd) ==
+	      STACKINFO_QUERY_SIZE_VER0);
+static_assert(sizeof(struct stackinfo_threads) == STACKINFO_THREADS_SIZE_VER1);
+static_assert(offsetof(struct stackinfo_threads, proof_fd) ==
+	      STACKINFO_THREADS_SIZE_VER0);
+
+/*
+ * Both ioctls' structs are extensible in the same way: a __u64 size first,
+ * at least the first published size, at most a page, and whatever lies
+ * beyond the kernel's struct zero. Sets *usize.
+ */
+static int stackinfo_copy_in(void *karg, size_t ksize, const void __user *uarg,
+			     size_t ver0, u64 *usize)
+{
+	if (get_user(*usize, (const u64 __user *)uarg))
+		return -EFAULT;
+	if (*usize > PAGE_SIZE)
+		return -E2BIG;
+	if (*usize < ver0)
+		return -EINVAL;
+	return copy_struct_from_user(karg, ksize, uarg, *usize);
+}
+
+/*
+ * The query flags and the proof fd they may name: the fd needs a struct
+ * from the layout that has the field.
+ */
+static int stackinfo_check_flags(u64 flags, u64 usize, size_t proof_end)
+{
+	if (flags & ~STACKINFO_QUERY_VALID_FLAGS)
+		return -EINVAL;
+	if ((flags & STACKINFO_QUERY_PROOF_FD) && usize < proof_end)
+		return -EINVAL;
+	return 0;
+}
+
+VISIBLE_IF_KUNIT int stackinfo_ioctl_query(const struct file *file,
+					   struct stackinfo_query __user *uarg)
+{
+	struct stackinfo_caller c;
+	struct stackinfo_query q;
+	bool proof;
+	u64 usize;
+	int err;
+
+	err = stackinfo_copy_in(&q, sizeof(q), uarg, STACKINFO_QUERY_SIZE_VER0,
+				&usize);
+	if (err)
+		return err;
+	err = stackinfo_check_flags(q.query_flags, usize,
+				    STACKINFO_QUERY_SIZE_VER1);
+	if (err)
+		return err;
+	if (q.reserved || q.reserved1)
+		return -EINVAL;
+
+	proof = q.query_flags & STACKINFO_QUERY_PROOF_FD;
+	err = stackinfo_caller_get(&c, file, proof, q.proof_fd);
+	if (err)
+		return err;
+	err = stackinfo_query(&c, &q);
+	stackinfo_caller_put(&c);
+	if (err)
+		return err;
+
+	if (copy_to_user(uarg, &q, min_t(size_t, sizeof(q), usize)))
+		return -EFAULT;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(stackinfo_ioctl_query);
+
+/* Room for this many more threads than the process had when counted. */
+#define STACKINFO_THREADS_SLACK 64
+/* Collections a stream of new threads may spoil before the call gives up. */
+#define STACKINFO_THREADS_TRIES 8
+
+/*
+ * References to every thread of @leader's process, into a new array: at
+ * most @count (the caller's array), else -ERANGE with *nr set to the
+ * threads there are. A burst of new threads beyond the slack retries with
+ * a larger array rather than failing while the caller's array would do.
+ */
+static int stackinfo_collect(const struct stackinfo_caller *c,
+			     struct task_struct *leader, u32 count,
+			     struct task_struct ***tasksp, u32 *nr)
+{
+	struct task_struct **tasks;
+	u32 cap, tries;
+	int err;
+
+	/* how many there are now: nothing is referenced with cap 0 */
+	err = stackinfo_threads_get(c, leader, NULL, 0, nr);
+	for (tries = 0; tries < STACKINFO_THREADS_TRIES; tries++) {
+		if (err != -ERANGE)
+			return err ? err : -ESRCH; /* 0: the group has exited */
+		if (*nr > count)
+			return -ERANGE;
+		cap = min_t(u32, count, *nr + STACKINFO_THREADS_SLACK);
+		tasks = kvmalloc_array(cap, sizeof(*tasks), GFP_KERNEL_ACCOUNT);
+		if (!tasks)
+			return -ENOMEM;
+		err = stackinfo_threads_get(c, leader, tasks, cap, nr);
+		if (!err) {
+			if (!*nr) {
+				kvfree(tasks);
+				return -ESRCH;
+			}
+			*tasksp = tasks;
+			return 0;
+		}
+		kvfree(tasks);
+		if (fatal_signal_pending(current))
+			return -EINTR;
+	}
+	return -EAGAIN;
+}
+
+/*
+ * Every thread of a process: the process checked first, then references
+ * to its threads collected, then one query each, each copied out with no
+ * lock held. A thread that exits meanwhile, or that the policy refuses
+ * while it allowed the process (a thread whose credentials differ), is
+ * left out; any other error ends the call. Once the input has been found
+ * good, count says how many entries were written, on every outcome but
+ * -ERANGE (then: the threads there are). The call keeps the proc entry in
+ * use, so rmmod waits for it: it is bounded by the process's threads, and
+ * a fatal signal ends it between two.
+ */
+VISIBLE_IF_KUNIT int
+stackinfo_ioctl_threads(const struct file *file,
+			struct stackinfo_threads __user *uarg)
+{
+	struct task_struct **tasks = NULL, *leader;
+	struct stackinfo_asked asked = {};
+	struct stackinfo_threads a;
+	struct stackinfo_caller c;
+	struct stackinfo_query q;
+	u32 nr = 0, i, written = 0;
+	size_t copy, len;
+	bool proof;
+	u64 usize;
+	int err;
+
+	err = stackinfo_copy_in(&a, sizeof(a), uarg,
+				STACKINFO_THREADS_SIZE_VER0, &usize);
+	if (err)
+		return err;
+	err = stackinfo_check_flags(a.query_flags, usize,
+				    STACKINFO_THREADS_SIZE_VER1);
+	if (err)
+		return err;
+	if (a.reserved1)
+		return -EINVAL;
+	if (a.entry_size < STACKINFO_QUERY_SIZE_VER0 ||
+	    a.entry_size > PAGE_SIZE)
+		return -EINVAL;
+	/* a 32-bit kernel takes neither an address nor a size beyond its own */
+	if (a.entries > ULONG_MAX ||
+	    check_mul_overflow((size_t)a.count, (size_t)a.entry_size, &len) ||
+	    (len && !access_ok(u64_to_user_ptr(a.entries), len)))
+		return -EFAULT;
+
+	proof = a.query_flags & STACKINFO_QUERY_PROOF_FD;
+	err = stackinfo_caller_get(&c, file, proof, a.proof_fd);
+	if (err)
+		return err;
+	c.asked = &asked; /* dropped by stackinfo_caller_put() */
+	/* the input was good: from here on, count says what was written */
+	if (a.pid) {
+		leader = stackinfo_get_task(&c, a.pid);
+		err = leader ? 0 : -ESRCH;
+	} else {
+		leader = get_task_struct(c.file_task ?: current);
+	}
+	/* nothing about the process, not even its size, before this */
+	if (!err)
+		err = stackinfo_process_grant(&c, leader);
+	if (!err)
+		err = stackinfo_collect(&c, leader, a.count, &tasks, &nr);
+	if (leader)
+		put_task_struct(leader);
+	if (err == -ERANGE) {
+		stackinfo_caller_put(&c);
+		return put_user(nr, &uarg->count) ? -EFAULT : -ERANGE;
+	}
+	if (err)
+		goto out;
+
+	copy = min_t(size_t, sizeof(q), a.entry_size);
+	for (i = 0; i < nr; i++) {
+		void __user *dst = u64_to_user_ptr(a.entries) +
+				   (size_t)written * a.entry_size;
+
+		cond_resched();
+		if (fatal_signal_pending(current)) {
+			err = -EINTR;
+			break;
+		}
+		q = (struct stackinfo_query){
+			.size = sizeof(q),
+			.query_flags = a.query_flags,
+		};
+		err = stackinfo_query_task(&c, tasks[i], &q);
+		if (err == -ESRCH || err == -EACCES || err == -ENOENT) {
+			err = 0; /* exited since, or refused alone: left out */
+			continue;
+		}
+		if (err)
+			break;
+		/*
+		 * As a query of the caller's own layout: its size, the number
+		 * it would ask for; the proof flag was the call's, not its.
+		 */
+		q.size = copy;
+		q.tid = q.out_tid;
+		q.query_flags &= ~STACKINFO_QUERY_PROOF_FD;
+		if (copy_to_user(dst, &q, copy) ||
+		    clear_user(dst + copy, a.entry_size - copy)) {
+			err = -EFAULT;
+			break;
+		}
+		written++;
+	}
+	stackinfo_threads_put(tasks, nr);
+	kvfree(tasks);
+out:
+	if (put_user(written, &uarg->count) && !err)
+		err = -EFAULT;
+	stackinfo_caller_put(&c);
+	return err;
+}
+EXPORT_SYMBOL_IF_KUNIT(stackinfo_ioctl_threads);
+
+/*
+ * Commands are matched on type, direction and number, not on the size
+ * bits: a caller built with a larger struct reaches the handler, which
+ * reads the struct's own size field.
+ */
+long stackinfo_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	void __user *uarg = (void __user *)arg;
+
+	if (_IOC_TYPE(cmd) != STACKINFO_IOC_MAGIC ||
+	    _IOC_DIR(cmd) != (_IOC_READ | _IOC_WRITE))
+		return -ENOTTY;
+	switch (_IOC_NR(cmd)) {
+	case _IOC_NR(STACKINFO_IOC_QUERY):
+		return stackinfo_ioctl_query(file, uarg);
+	case _IOC_NR(STACKINFO_IOC_QUERY_THREADS):
+		return stackinfo_ioctl_threads(file, uarg);
+	default:
+		return -ENOTTY;
+	}
+}
+
+#ifdef CONFIG_COMPAT
+long stackinfo_compat_ioctl(struct file *file, unsigned int cmd,
+			   unsigned long arg)
+{
+	/* The structs hold only __u64/__u32 in pairs: one layout for both. */
+	return stackinfo_ioctl(file, cmd, (unsigned long)compat_ptr(arg));
+}
+#endif
+
+static void stackinfo_show_addr(struct seq_file *m, const char *key, bool valid,
+				u64 addr)
+{
+	if (valid)
+		seq_printf(m, "%s %08llx\n", key, addr);
+	else
+		seq_printf(m, "%s -\n", key);
+}
+
+static void stackinfo_show_vma(struct seq_file *m, const char *key, bool valid,
+			       u64 start, u64 end, u64 flags)
+{
+	if (!valid) {
+		seq_printf(m, "%s -\n", key);
+		return;
+	}
+	seq_printf(m, "%s %08llx-%08llx %c%c%c%c\n", key, start, end,
+		   flags & STACKINFO_VMA_READ ? 'r' : '-',
+		   flags & STACKINFO_VMA_WRITE ? 'w' : '-',
+		   flags & STACKINFO_VMA_EXEC ? 'x' : '-',
+		   flags & STACKINFO_VMA_SHARED ? 's' : 'p');
+}
+
+static void stackinfo_show_rlim(struct seq_file *m, const char *key, bool valid,
+				u64 lim)
+{
+	if (!valid)
+		seq_printf(m, "%s -\n", key);
+	else if (lim == STACKINFO_RLIM_INFINITY)
+		seq_printf(m, "%s unlimited\n", key);
+	else
+		seq_printf(m, "%s %llu\n", key, lim);
+}
+
+/* The text for an answered query; the order is ABI. */
+VISIBLE_IF_KUNIT void stackinfo_show_query(struct seq_file *m,
+					   const struct stackinfo_query *q)
+{
+	u64 v = q->valid;
+
+	seq_printf(m, "tid %u\n", q->out_tid);
+	seq_printf(m, "tgid %u\n", q->tgid);
+	seq_printf(m, "main %u\n", !!(q->thread_flags & STACKINFO_THREAD_MAIN));
+	seq_printf(m, "map_count %u\n", q->map_count);
+	stackinfo_show_addr(m, "start_stack", v & STACKINFO_VALID_START_STACK,
+			    q->start_stack);
+	stackinfo_show_vma(m, "main_vma", v & STACKINFO_VALID_MAIN_VMA,
+			   q->main_vma_start, q->main_vma_end,
+			   q->main_vma_flags);
+	stackinfo_show_addr(m, "main_prev_end", v & STACKINFO_VALID_MAIN_PREV,
+			    q->main_prev_end);
+	stackinfo_show_addr(m, "sp", v & STACKINFO_VALID_SP, q->sp);
+	stackinfo_show_vma(m, "sp_vma", v & STACKINFO_VALID_SP_VMA,
+			   q->sp_vma_start, q->sp_vma_end, q->sp_vma_flags);
+	stackinfo_show_addr(m, "sp_prev_end", v & STACKINFO_VALID_SP_PREV,
+			    q->sp_prev_end);
+	/* A guard is PROT_NONE by definition: "---p" says nothing more. */
+	if (v & STACKINFO_VALID_SP_GUARD)
+		seq_printf(m, "sp_guard %08llx-%08llx\n", q->sp_guard_start,
+			   q->sp_guard_end);
+	else
+		seq_puts(m, "sp_guard -\n");
+	stackinfo_show_rlim(m, "rlim_stack_cur", v & STACKINFO_VALID_RLIMIT,
+			    q->rlim_stack_cur);
+	stackinfo_show_rlim(m, "rlim_stack_max", v & STACKINFO_VALID_RLIMIT,
+			    q->rlim_stack_max);
+	if (v & STACKINFO_VALID_GUARD_GAP)
+		seq_printf(m, "guard_gap %llu\n", q->guard_gap);
+	else
+		seq_puts(m, "guard_gap -\n");
+}
+EXPORT_SYMBOL_IF_KUNIT(stackinfo_show_query);
+
+/* A seq_file show: the text for the file's thread (tid 0). */
+int stackinfo_show(struct seq_file *m, void *v)
+{
+	struct stackinfo_query q = { .size = sizeof(q) };
+	struct stackinfo_caller c;
+	int err;
+
+	err = stackinfo_caller_get(&c, m->file, false, 0);
+	if (err)
+		return err;
+	err = stackinfo_query(&c, &q);
+	stackinfo_caller_put(&c);
+	if (err)
+		return err;
+	stackinfo_show_query(m, &q);
+	return 0;
+}
