@@ -289,7 +289,7 @@ long stackinfo_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 
 #ifdef CONFIG_COMPAT
 long stackinfo_compat_ioctl(struct file *file, unsigned int cmd,
-			   unsigned long arg)
+			    unsigned long arg)
 {
 	/* The structs hold only __u64/__u32 in pairs: one layout for both. */
 	return stackinfo_ioctl(file, cmd, (unsigned long)compat_ptr(arg));
