@@ -1,9 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# build-debug-kernel.sh [--built] VERSION: build (once) a debug kernel for
-# KUnit, KASAN and lockdep from kunit/debug.config and print its build
-# tree's path. VERSION is one of
+# build-debug-kernel.sh [--built|--source] VERSION: build (once) a debug
+# kernel for KUnit, KASAN and lockdep from kunit/debug.config (and, where
+# the in-tree series is written for VERSION, with it applied and
+# kunit/debug-intree.config) and print its build tree's path. VERSION is
+# one of
 #   6.1    Debian 12's linux-source-6.1
 #   6.12   Debian 12's linux-source-6.12
 #   7.2    Debian unstable's linux-source-7.2 (scripts/fetch-sid-source.sh;
@@ -12,18 +14,19 @@
 # Trees are cached outside the checkout under $STACKINFO_CACHE (default
 # /var/cache/stackinfo), each keyed by VERSION, the source package's version
 # and the fragment; a tree is rebuilt only when one of them changes.
-# With --built, only print the path, and exit 1 if it is not built yet.
+# With --built, only print the path, and exit 1 if it is not built yet;
+# with --source, fetch the source if need be and print "SRCVER TARBALL".
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 frag=$top/kunit/debug.config
 cache=${STACKINFO_CACHE:-/var/cache/stackinfo}
 
-built_only=0
-if [ "${1:-}" = --built ]; then
-	built_only=1
-	shift
-fi
-version=${1:?usage: build-debug-kernel.sh [--built] 6.1|6.12|7.2}
+mode=build
+case ${1:-} in
+--built) mode=built; shift ;;
+--source) mode=source; shift ;;
+esac
+version=${1:?usage: build-debug-kernel.sh [--built|--source] 6.1|6.12|7.2}
 case $version in
 6.1 | 6.12 | 7.2) ;;
 *) echo "build-debug-kernel: unknown version '$version' (known: 6.1 6.12 7.2)" >&2; exit 2 ;;
@@ -40,13 +43,35 @@ srcver() {
 	fi
 }
 
+# The in-tree series (kernel/patches/VERSION, scripts/gen-series.sh) goes
+# into the kernels of the bases it is written for, with
+# kunit/debug-intree.config; the other kernels stay as Debian ships them.
+# Only the patches that change the kernel itself are applied: the
+# selftest's lives under tools/, which the build does not touch.
+series=$top/kernel/patches/$version
+frag_intree=$top/kunit/debug-intree.config
+kernel_patches() {
+	local p
+	[ -d "$series" ] || return 0
+	for p in "$series"/0*.patch; do
+		case ${p##*/} in 0000-*) continue ;; esac
+		grep '^diff --git a/' "$p" | grep -qv '^diff --git a/tools/' && echo "$p"
+	done
+	return 0
+}
+fragments() {
+	echo "$frag"
+	[ -z "$(kernel_patches)" ] || echo "$frag_intree"
+}
+
 tree_path() {	# SRCVER
 	local key
-	key=$( { echo "$version $1"; cat "$frag"; } | sha256sum | cut -c1-16)
+	key=$( { echo "$version $1"; cat $(fragments) $(kernel_patches); } |
+		sha256sum | cut -c1-16)
 	echo "$cache/debug-$version-$key"
 }
 
-if [ $built_only = 1 ]; then
+if [ $mode = built ]; then
 	v=$(srcver)
 	[ -n "$v" ] || exit 1
 	tree=$(tree_path "$v")
@@ -57,9 +82,10 @@ fi
 
 "$top/scripts/deps.sh" base debug >&2
 mkdir -p "$cache"
-exec 8>"$cache/debug-$version.lock"
-flock 8
-
+# one lock for the source (a fetch), another for the build: gen-series.sh
+# takes the source while a kernel of that version builds
+exec 9>"$cache/source-$version.lock"
+flock 9
 if [ "$version" = 7.2 ]; then
 	if [ ! -s "$sid/version" ]; then
 		echo "build-debug-kernel: fetching $pkg from Debian unstable" >&2
@@ -75,6 +101,13 @@ else
 fi
 [ -n "$tarball" ] || { echo "build-debug-kernel: no $pkg tarball" >&2; exit 1; }
 srcver=$(srcver)
+exec 9>&-
+if [ $mode = source ]; then
+	echo "$srcver $tarball"
+	exit 0
+fi
+exec 8>"$cache/debug-$version.lock"
+flock 8
 tree=$(tree_path "$srcver")
 if [ -e "$tree/.stackinfo-built" ]; then
 	echo "$tree"
@@ -87,10 +120,14 @@ rm -rf "$tree" "$tree.tmp"
 mkdir -p "$tree.tmp"
 tar -xf "$tarball" -C "$tree.tmp" --strip-components=1
 log=$tree.tmp/stackinfo-build.log
+for p in $(kernel_patches); do
+	patch -d "$tree.tmp" -p1 --forward --quiet <"$p" >>"$log" 2>&1 ||
+		{ echo "build-debug-kernel: ${p#$top/} does not apply:" >&2; tail -n 20 "$log" >&2; exit 1; }
+done
 (
 	cd "$tree.tmp"
 	make tinyconfig
-	scripts/kconfig/merge_config.sh -m .config "$frag"
+	scripts/kconfig/merge_config.sh -m .config $(fragments)
 	make olddefconfig
 ) >"$log" 2>&1 || { tail -n 30 "$log" >&2; exit 1; }
 
@@ -109,7 +146,7 @@ while IFS= read -r line; do
 		! grep -q -- "^$sym=" "$tree.tmp/.config" ||
 			{ echo "build-debug-kernel: not unset: $line" >&2; missing=1; } ;;
 	esac
-done <"$frag"
+done < <(cat $(fragments))
 [ $missing = 0 ] || exit 1
 
 # `modules` writes Module.symvers, which out-of-tree modules need

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /proc/<pid>/stackinfo and /proc/<pid>/task/<tid>/stackinfo: where a
+ * thread's stack is, from task data (Documentation/filesystems/proc.rst).
+ * The text and the ioctls are stackinfo_abi.c's, the answer
+ * stackinfo_query.c's; here are the files and who may read them.
+ *
+ * Exactly what the neighbours grant. Opening the file takes what opening
+ * /proc/<pid>/maps takes: proc_mem_open() with PTRACE_MODE_READ and the
+ * opener's fs credentials. The open file then stands for that check, as
+ * an open maps does (and as PROCMAP_QUERY relies on): the VMAs, rlimits
+ * and counts of the file's process, for as long as the process has the
+ * mm the open was granted for; an exec gives it another, and the file
+ * answers -EACCES from then on. The SP is what /proc/<pid>/syscall shows:
+ * it goes to whoever passes lock_trace()'s check at the time of the read
+ * or the ioctl (PTRACE_MODE_ATTACH_FSCREDS, under exec_update_lock, which
+ * the query core holds for another process's thread); to anyone else the
+ * answer comes without it.
+ *
+ * The ioctls answer about the threads of the file's process only: tid 0
+ * is the file's thread, pid 0 its process. There is no proof fd to pass:
+ * STACKINFO_QUERY_PROOF_FD is -EINVAL here.
+ */
+#include <linux/cred.h>
+#include <linux/err.h>
+#include <linux/fs.h>
+#include <linux/init.h>
+#include <linux/mm.h>
+#include <linux/ptrace.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/task.h>
+#include <linux/seq_file.h>
+#include <linux/string.h>
+
+#include "internal.h"
+#include "stackinfo.h"
+
+/* The kernel's own: set before any file can be opened. */
+unsigned long stackinfo_guard_gap;
+bool stackinfo_guard_gap_known;
+
+/*
+ * Who asks through @file, an open stackinfo file: its thread (referenced),
+ * the pid namespace of its /proc mount, and the mm its open was granted
+ * for (kept by the open, mmgrab(); NULL when the thread had none: a
+ * kernel thread, or one that had exited). stackinfo_caller_put() undoes it.
+ */
+int stackinfo_caller_get(struct stackinfo_caller *c, const struct file *file,
+			 bool want_proof, int proof_fd)
+{
+	const struct seq_file *m = file->private_data;
+
+	memset(c, 0, sizeof(*c));
+	/* the open stands for the proof: there is nothing else to prove */
+	if (want_proof)
+		return -EINVAL;
+	c->file_task = get_proc_task(file_inode(file));
+	if (!c->file_task)
+		return -ESRCH;
+	c->file = file;
+	c->ns = proc_pid_ns(file_inode(file)->i_sb);
+	c->proof_mm = m->private;
+	c->proof_grant = STACKINFO_GRANT_NO_SP;
+	return 0;
+}
+
+/* A batch's memo stays empty here: the kernel is never asked twice. */
+void stackinfo_caller_put(struct stackinfo_caller *c)
+{
+	if (c->file_task)
+		put_task_struct(c->file_task);
+	c->file_task = NULL;
+}
+
+/*
+ * What @c may learn about @task, a thread of the file's process whose mm
+ * is @mm (NULL when it has none): everything but the SP while @mm is the
+ * one the open was granted for, and the SP too for whoever passes
+ * syscall's check. With no mm there is nothing to see but that, which the
+ * open granted. The query core holds @task's exec_update_lock when @task
+ * is another process's (as lock_trace() does), so that the check and @mm
+ * are about one image.
+ */
+enum stackinfo_grant stackinfo_grant(const struct stackinfo_caller *c,
+				     struct task_struct *task,
+				     struct mm_struct *mm)
+{
+	if (mm && mm != c->proof_mm)
+		return STACKINFO_GRANT_NONE;
+	if (ptrace_may_access(task, PTRACE_MODE_ATTACH_FSCREDS))
+		return STACKINFO_GRANT_ALL;
+	return STACKINFO_GRANT_NO_SP;
+}
+
+static int proc_stackinfo_open(struct inode *inode, struct file *file)
+{
+	struct mm_struct *mm = proc_mem_open(inode, PTRACE_MODE_READ);
+	int err;
+
+	if (IS_ERR(mm))
+		return PTR_ERR(mm);
+	err = single_open(file, stackinfo_show, mm);
+	if (err && mm)
+		mmdrop(mm);
+	return err;
+}
+
+static int proc_stackinfo_release(struct inode *inode, struct file *file)
+{
+	struct seq_file *m = file->private_data;
+	struct mm_struct *mm = m->private;
+
+	if (mm)
+		mmdrop(mm);
+	return single_release(inode, file);
+}
+
+const struct file_operations proc_pid_stackinfo_operations = {
+	.open		= proc_stackinfo_open,
+	.read_iter	= seq_read_iter,
+	.llseek		= seq_lseek,
+	.release	= proc_stackinfo_release,
+	.unlocked_ioctl	= stackinfo_ioctl,
+#ifdef CONFIG_COMPAT
+	.compat_ioctl	= stackinfo_compat_ioctl,
+#endif
+};
+
+static int __init proc_stackinfo_init(void)
+{
+	/* early_param("stack_guard_gap") has run: it is fixed from here on */
+	stackinfo_guard_gap = stack_guard_gap;
+	stackinfo_guard_gap_known = true;
+	return 0;
+}
+fs_initcall(proc_stackinfo_init);
