@@ -213,19 +213,6 @@ static int without_proc(void)
 	return stackinfo_main_stack(&addr, &size) ? 1 : 0;
 }
 
-static void in_child(const char *what, int (*fn)(void))
-{
-	int status;
-	pid_t pid;
-
-	fflush(NULL);
-	pid = fork();
-	if (pid == 0)
-		_exit(fn());
-	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
-	      !WEXITSTATUS(status), "%s: failed", what);
-}
-
 /* ---- a pid namespace with the outer /proc ---- */
 
 static int outer_ids(void)
@@ -297,11 +284,11 @@ int main(void)
 		return T_SKIP;
 	}
 	/* first: no call of the library yet, in this process or the child */
-	in_child("a first call without /proc", without_proc);
+	t_in_child("a first call without /proc", without_proc);
 	fprintf(stderr, "backend %s\n", stackinfo_backend_name(stackinfo_backend()));
 	proof_flag_refused();
 	requests_ver0();
-	in_child("a pid namespace with the outer /proc", new_pid_ns);
+	t_in_child("a pid namespace with the outer /proc", new_pid_ns);
 	long_maps_line();
 	return t_result();
 }
