@@ -64,6 +64,8 @@ int si_proc_ids(int dir, pid_t *tid, pid_t *tgid);
 int si_proc_self_ids(pid_t *tid, pid_t *tgid);
 int si_proc_syscall_sp(int dir, uint64_t *sp);
 int si_proc_stack_limit(int dir, uint64_t *cur, uint64_t *max);
+/* /proc/<tid>/<file>, /proc/self/<file> for 0: fd or -errno (ESRCH for gone) */
+int si_open_tid_file(pid_t tid, const char *file);
 /* /proc/<tid>/maps, /proc/self/maps for 0 */
 int si_open_maps(pid_t tid);
 int si_open_maps_at(int dir);

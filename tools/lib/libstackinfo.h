@@ -3,8 +3,10 @@
  * libstackinfo: a thread's stack bounds without reading every mapping.
  *
  * Backends, chosen at the first call and reported by stackinfo_backend():
- * the stackinfo module's ioctl on /proc/stackinfo; PROCMAP_QUERY on
- * /proc/<pid>/maps (Linux 6.11+); a parse of /proc/<pid>/maps. All answer
+ * the in-tree /proc/<pid>/stackinfo's ioctl (kernels with
+ * CONFIG_PROC_STACKINFO); the stackinfo module's ioctl on /proc/stackinfo;
+ * PROCMAP_QUERY on /proc/<pid>/maps (Linux 6.11+); a parse of
+ * /proc/<pid>/maps, the first that works in that order. All answer
  * in the module's struct stackinfo_query, with `valid` saying which fields
  * the backend could fill. Functions return 0 or a negative errno unless
  * said otherwise; all are thread-safe and fork-safe. See libstackinfo(3).
@@ -28,11 +30,12 @@ enum stackinfo_backend {
 	STACKINFO_BACKEND_MODULE = 1,		/* STACKINFO_IOC_QUERY */
 	STACKINFO_BACKEND_PROCMAP_QUERY = 2,	/* PROCMAP_QUERY, 6.11+ */
 	STACKINFO_BACKEND_MAPS = 3,		/* parse /proc/<pid>/maps */
+	STACKINFO_BACKEND_PROC = 4,		/* /proc/<pid>/stackinfo's ioctl */
 };
 
 /* The backend in use, choosing it if no call has yet. */
 int stackinfo_backend(void);
-/* "module", "procmap_query", "maps", or NULL for an unknown number. */
+/* "module", "procmap_query", "maps", "proc", or NULL for an unknown number. */
 const char *stackinfo_backend_name(int backend);
 /*
  * Use @backend from now on (tests, benchmarks): 0, -EINVAL for an unknown

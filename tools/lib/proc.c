@@ -203,17 +203,22 @@ int si_proc_stack_limit(int dir, uint64_t *cur, uint64_t *max)
 	return 0;
 }
 
-int si_open_maps(pid_t tid)
+int si_open_tid_file(pid_t tid, const char *file)
 {
 	char path[64];
 	int fd;
 
 	if (tid)
-		snprintf(path, sizeof(path), "/proc/%d/maps", (int)tid);
+		snprintf(path, sizeof(path), "/proc/%d/%s", (int)tid, file);
 	else
-		snprintf(path, sizeof(path), "/proc/self/maps");
+		snprintf(path, sizeof(path), "/proc/self/%s", file);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	return fd < 0 ? proc_errno(-errno) : fd;
+}
+
+int si_open_maps(pid_t tid)
+{
+	return si_open_tid_file(tid, "maps");
 }
 
 int si_open_maps_at(int dir)

@@ -6,7 +6,7 @@
  *   stackinfo -p PID          every thread of PID
  *   stackinfo -t TID          one thread
  *   --json                    JSON instead of the table
- *   --backend NAME            module, procmap_query or maps
+ *   --backend NAME            proc, module, procmap_query or maps
  *
  * Exit: 0 answered; 1 no such process or thread; 2 bad usage; 3 permission
  * denied; 4 any other failure. See stackinfo(1).
@@ -36,7 +36,7 @@ static void usage(FILE *f)
 		   "  -p, --pid PID      every thread of PID\n"
 		   "  -t, --tid TID      one thread (with -p: a thread of PID)\n"
 		   "  -j, --json         JSON output\n"
-		   "  -b, --backend NAME module, procmap_query or maps\n"
+		   "  -b, --backend NAME proc, module, procmap_query or maps\n"
 		   "  -V, --version\n");
 }
 
@@ -206,10 +206,11 @@ static int show(pid_t tid, pid_t pid, const char *what)
 		fprintf(stderr, "stackinfo: %s: %s\n", what, strerror(-err));
 		return err;
 	}
-	/* the module refused and /proc answered: say so, once */
+	/* the module or the in-tree file refused and /proc answered: say so, once */
 	if (STACKINFO_LIB_ANSWERED_BY(&q) != stackinfo_backend() && !told_fallback) {
-		fprintf(stderr, "stackinfo: the module refused %s; answered by the %s backend, as far as /proc allows\n",
-			what, stackinfo_backend_name(STACKINFO_LIB_ANSWERED_BY(&q)));
+		fprintf(stderr, "stackinfo: the %s backend refused %s; answered by the %s backend, as far as /proc allows\n",
+			stackinfo_backend_name(stackinfo_backend()), what,
+			stackinfo_backend_name(STACKINFO_LIB_ANSWERED_BY(&q)));
 		told_fallback = true;
 	}
 	if (json)
@@ -335,7 +336,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "stackinfo: no backend: %s\n", strerror(-b));
 		return EXIT_OTHER;
 	}
-	if (b != STACKINFO_BACKEND_MODULE && !backend)
+	/* the in-tree file needs no module: nothing to say then */
+	if (b != STACKINFO_BACKEND_MODULE && b != STACKINFO_BACKEND_PROC && !backend)
 		fprintf(stderr, "stackinfo: the stackinfo module is not loaded; answered by the %s backend\n",
 			stackinfo_backend_name(b));
 

@@ -13,8 +13,9 @@
  *    answer;
  *  - a first call in a mount namespace without /proc does not pin the
  *    maps backend: once /proc is mounted again, the library chooses what
- *    the kernel offers (the module's file, else a PROCMAP_QUERY that
- *    answers, else maps);
+ *    the kernel offers (the in-tree /proc/self/stackinfo, else the
+ *    module's file, else a PROCMAP_QUERY that answers, else maps);
+ *  - where the kernel has the in-tree file, the default backend is proc;
  *  - in a new pid namespace that still has the outer /proc, thread ids are
  *    those of the /proc mount, as the kernel's /proc/thread-self says, and
  *    tid 1 is the mount's pid 1, not the caller.
@@ -89,8 +90,10 @@ static void requests_ver0(void)
 	stackinfo_query_thread(other, STACKINFO_QUERY_NO_SP, &q);
 	kill(other, SIGKILL);
 	waitpid(other, NULL, 0);
-	if (stackinfo_backend() == STACKINFO_BACKEND_MODULE)
-		CHECK(queries >= 4, "only %d module requests seen", queries);
+	if (stackinfo_backend() == STACKINFO_BACKEND_MODULE ||
+	    stackinfo_backend() == STACKINFO_BACKEND_PROC)
+		CHECK(queries >= 4, "only %d %s requests seen", queries,
+		      stackinfo_backend_name(stackinfo_backend()));
 	CHECK(!proof_flags, "%d of %d requests carry STACKINFO_QUERY_PROOF_FD", proof_flags,
 	      queries);
 	CHECK(!tails, "%d of %d requests have non-zero bytes past VER0", tails, queries);
@@ -176,6 +179,8 @@ static int kernel_backend(void)
 	struct si_procmap_query pq = { .size = sizeof(pq) };
 	int fd, ok;
 
+	if (!access("/proc/self/stackinfo", R_OK))
+		return STACKINFO_BACKEND_PROC;
 	if (!access(STACKINFO_PROC_PATH, R_OK))
 		return STACKINFO_BACKEND_MODULE;
 	fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
@@ -211,19 +216,6 @@ static int without_proc(void)
 		return 1;
 	}
 	return stackinfo_main_stack(&addr, &size) ? 1 : 0;
-}
-
-static void in_child(const char *what, int (*fn)(void))
-{
-	int status;
-	pid_t pid;
-
-	fflush(NULL);
-	pid = fork();
-	if (pid == 0)
-		_exit(fn());
-	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
-	      !WEXITSTATUS(status), "%s: failed", what);
 }
 
 /* ---- a pid namespace with the outer /proc ---- */
@@ -297,11 +289,15 @@ int main(void)
 		return T_SKIP;
 	}
 	/* first: no call of the library yet, in this process or the child */
-	in_child("a first call without /proc", without_proc);
+	t_in_child("a first call without /proc", without_proc);
 	fprintf(stderr, "backend %s\n", stackinfo_backend_name(stackinfo_backend()));
+	/* the in-tree file, where the kernel has it, before the module */
+	CHECK(stackinfo_backend() == kernel_backend(), "default backend %s, the kernel offers %s",
+	      stackinfo_backend_name(stackinfo_backend()),
+	      stackinfo_backend_name(kernel_backend()));
 	proof_flag_refused();
 	requests_ver0();
-	in_child("a pid namespace with the outer /proc", new_pid_ns);
+	t_in_child("a pid namespace with the outer /proc", new_pid_ns);
 	long_maps_line();
 	return t_result();
 }

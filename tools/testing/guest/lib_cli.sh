@@ -4,18 +4,34 @@
 # The stackinfo CLI: its table and JSON for itself, a process of four
 # threads, one thread; its exit codes for no such process (1), bad usage
 # (2) and no permission (3); every backend shows the same stacks; without
-# the module it says which backend answered.
+# the module it says which backend answered. Where the kernel has the
+# in-tree /proc/<pid>/stackinfo the backend column says proc, the default,
+# module or not; where it has none, --backend proc is refused.
 . "$(dirname "$0")/../testlib.sh"
 rc_of() { "$@" >/tmp/cli.out 2>/tmp/cli.err; echo $?; }
 
 module=0
 [ -e /proc/stackinfo ] && module=1
+intree=0
+[ -e /proc/self/stackinfo ] && intree=1
+# the backend that answers by default without a word on stderr
+quiet=
+[ $module = 1 ] && quiet=module
+[ $intree = 1 ] && quiet=proc
 
 # itself: a header and one row, the main thread, TID = PID
 check "self: exit 0" [ "$(rc_of stackinfo)" = 0 ]
 check "self: two lines" [ "$(wc -l </tmp/cli.out)" = 2 ]
 check "self: header" grep -q '^ *TID *PID MAIN STACK' /tmp/cli.out
 check "self: main row" awk 'NR == 2 && $1 == $2 && $3 == "yes" { ok = 1 } END { exit !ok }' /tmp/cli.out
+if [ $intree = 1 ]; then
+	check "self --json: exit 0" [ "$(rc_of stackinfo --json)" = 0 ]
+	check "self: the in-tree file answers" grep -q '"tid": .*"backend": "proc"' /tmp/cli.out
+	check "self: the default is proc" grep -q '^{"backend": "proc", ' /tmp/cli.out
+	check "self: nothing said on stderr" [ ! -s /tmp/cli.err ]
+else
+	echo "proc backend not tested: no /proc/self/stackinfo (a kernel without CONFIG_PROC_STACKINFO)"
+fi
 
 thread-sleeper 3 >/tmp/sleeper.out &
 sleeper=$!
@@ -36,18 +52,22 @@ check "--json: exit 0" [ "$(rc_of stackinfo -p $sleeper --json)" = 0 ]
 check "--json: four threads" [ "$(grep -o '"tid": ' /tmp/cli.out | wc -l)" = 4 ]
 check "--json: shape" grep -q '^{"backend": "[a-z_]*", "threads": \[$' /tmp/cli.out
 check "--json: closed" grep -q '^  \]}$' /tmp/cli.out
-if [ $module = 1 ]; then
-	check "--json: module" grep -q '"backend": "module"' /tmp/cli.out
-	check "module: nothing said on stderr" [ ! -s /tmp/cli.err ]
+if [ -n "$quiet" ]; then
+	check "--json: $quiet" [ "$(grep -c "\"backend\": \"$quiet\"" /tmp/cli.out)" = 5 ]
+	check "$quiet: nothing said on stderr" [ ! -s /tmp/cli.err ]
 else
 	check "no module: says which backend" grep -q 'answered by the' /tmp/cli.err
 fi
 
 # the same stacks, whatever answers (columns TID..PERM and GUARD)
-for b in module procmap_query maps; do
+for b in proc module procmap_query maps; do
 	rc=$(rc_of stackinfo -p $sleeper --backend $b)
-	# the module when unloaded, PROCMAP_QUERY before 6.11: said so, exit 4
-	[ "$rc" = 4 ] && grep -q 'not supported' /tmp/cli.err && continue
+	# the in-tree file where the kernel has none, the module when
+	# unloaded, PROCMAP_QUERY before 6.11: said so, exit 4
+	if [ "$rc" = 4 ] && grep -q 'not supported' /tmp/cli.err; then
+		[ $b = proc ] && check "--backend proc: refused only without the file" [ $intree = 0 ]
+		continue
+	fi
 	check "--backend $b: exit 0" [ "$rc" = 0 ]
 	check "--backend $b: same stacks" [ "$(cut -c1-58 /tmp/cli.out)" = "$(cut -c1-58 /tmp/cli.default)" ]
 done
@@ -71,8 +91,8 @@ usleeper=$(sed -n 's/^ready //p' /tmp/usleeper.out)
 check "user's sleeper started" [ -n "$usleeper" ]
 check "user, own process: exit 0" [ "$(rc_of su user -c "stackinfo -p $usleeper --json")" = 0 ]
 check "user, own process: three threads" [ "$(grep -c '"tid"' /tmp/cli.out)" = 3 ]
-if [ $module = 1 ]; then
-	check "user, own process: by the module" [ "$(grep -c '"backend": "module"' /tmp/cli.out)" -ge 4 ]
+if [ -n "$quiet" ]; then
+	check "user, own process: by $quiet" [ "$(grep -c "\"backend\": \"$quiet\"" /tmp/cli.out)" -ge 4 ]
 	check "user, own process: SPs" [ "$(grep -o '"sp": "0x' /tmp/cli.out | wc -l)" = 3 ]
 fi
 kill "$usleeper" 2>/dev/null

@@ -2,8 +2,8 @@
 /*
  * dlopen()/dlclose() cycles of the interposer leave no fd behind: each
  * cycle loads it, has it answer the main thread (so that it opens what its
- * backend keeps: /proc/stackinfo, /proc/self/maps), checks it against
- * glibc, and unloads it. The process's open fds (/proc/self/fd) must be
+ * backend keeps: /proc/self/stackinfo, /proc/stackinfo, /proc/self/maps),
+ * checks it against glibc, and unloads it. The process's open fds (/proc/self/fd) must be
  * as many after 50 cycles as before the first.
  */
 #define _GNU_SOURCE

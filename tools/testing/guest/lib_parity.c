@@ -10,7 +10,11 @@
  *    asking about itself and about the other, as the others do;
  *  - the interposed call answers without opening a file (glibc cannot);
  *  - without the module (the guest's run-tests unloads it for a second
- *    pass) the library picks PROCMAP_QUERY on 6.11+ and still agrees.
+ *    pass) the library picks PROCMAP_QUERY on 6.11+ and still agrees;
+ *  - where the kernel has the in-tree /proc/<pid>/stackinfo
+ *    (CONFIG_PROC_STACKINFO) its backend is tested first, as the reference
+ *    the others are compared with; where it has none, that is said and
+ *    the proc backend must be refused.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -27,21 +31,28 @@
 #include "libstackinfo.h"
 #include "testutil.h"
 
-static int backends[3], n_backends;
+static int backends[4], n_backends;
 static struct maps maps;
 
 static void find_backends(void)
 {
+	static const int order[] = { STACKINFO_BACKEND_PROC, STACKINFO_BACKEND_MODULE,
+				     STACKINFO_BACKEND_PROCMAP_QUERY, STACKINFO_BACKEND_MAPS };
 	int module = !access(STACKINFO_PROC_PATH, F_OK), b, err;
+	int intree = !access("/proc/self/stackinfo", F_OK);
 	struct utsname u;
 	int major = 0, minor = 0;
+	size_t i;
 
 	uname(&u);
 	sscanf(u.release, "%d.%d", &major, &minor);
-	for (b = STACKINFO_BACKEND_MODULE; b <= STACKINFO_BACKEND_MAPS; b++) {
+	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		b = order[i];
 		err = stackinfo_set_backend(b);
 		if (!err)
 			backends[n_backends++] = b;
+		else if (b == STACKINFO_BACKEND_PROC)
+			CHECK(!intree && err == -EOPNOTSUPP, "proc backend: %s", strerror(-err));
 		else if (b == STACKINFO_BACKEND_MODULE)
 			CHECK(!module && err == -EOPNOTSUPP, "module backend: %s", strerror(-err));
 		else if (b == STACKINFO_BACKEND_PROCMAP_QUERY)
@@ -50,6 +61,8 @@ static void find_backends(void)
 		else
 			CHECK(0, "maps backend refused: %s", strerror(-err));
 	}
+	if (!intree)
+		fprintf(stderr, "proc backend not tested: no /proc/self/stackinfo (a kernel without CONFIG_PROC_STACKINFO)\n");
 	fprintf(stderr, "module %s; backends:", module ? "loaded" : "absent");
 	for (b = 0; b < n_backends; b++)
 		fprintf(stderr, " %s", stackinfo_backend_name(backends[b]));
@@ -195,8 +208,9 @@ static void same_query(const char *what, const char *b,
 	      "%s [%s]: guard", what, b);
 	CHECK(q->rlim_stack_cur == r->rlim_stack_cur &&
 	      q->rlim_stack_max == r->rlim_stack_max, "%s [%s]: rlimit", what, b);
-	if (backends[0] == STACKINFO_BACKEND_MODULE && r == q)
-		CHECK(q->valid & STACKINFO_VALID_GUARD_GAP, "%s: module: no guard gap", what);
+	if ((backends[0] == STACKINFO_BACKEND_MODULE || backends[0] == STACKINFO_BACKEND_PROC) &&
+	    r == q)
+		CHECK(q->valid & STACKINFO_VALID_GUARD_GAP, "%s: %s: no guard gap", what, b);
 }
 
 /* Thread @tid (0: self) through every backend, against the first. */

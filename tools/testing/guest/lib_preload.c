@@ -69,8 +69,9 @@ int main(void)
 	static const char *const rlimit[] = { "8388608", "unlimited", "65536" };
 	static const char *const backend[] = { "", "maps" };
 	size_t b, r, k;
-	/* the default backend opens no file: the module, or PROCMAP_QUERY */
-	int fast_default = !access(STACKINFO_PROC_PATH, F_OK) ||
+	/* the default backend opens no file: in-tree, module, or PROCMAP_QUERY */
+	int fast_default = !access("/proc/self/stackinfo", F_OK) ||
+			   !access(STACKINFO_PROC_PATH, F_OK) ||
 			   stackinfo_set_backend(STACKINFO_BACKEND_PROCMAP_QUERY) == 0;
 
 	if (access(PRELOAD, R_OK) || access(HELPER, X_OK)) {
@@ -106,7 +107,7 @@ int main(void)
 				CHECK(strstr(without, "again: error 24"), "glibc without fds: %s", without);
 				if (!again || !main_line)
 					continue;
-				/* module or PROCMAP_QUERY (6.11+): answered without a new fd */
+				/* in-tree, module or PROCMAP_QUERY (6.11+): no new fd */
 				if (!*backend[k] && fast_default) {
 					snprintf(want_again, sizeof(want_again), "again: %.*s",
 						 (int)(strchr(main_line, '\n') - main_line - 6),

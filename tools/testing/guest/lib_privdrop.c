@@ -5,7 +5,9 @@
  * another process (pid 1 and a child of ours), check the answer against
  * that process's /proc/<pid>/maps, then fork; the child drops to uid 1000
  * and lists /proc/self/fd: no fd of any /proc/<pid>/mem or auxv may be
- * there (nor in the parent: the library opens no proof at all).
+ * there (nor in the parent: the library opens no proof at all), nor of
+ * another process's in-tree /proc/<pid>/stackinfo (the proc backend opens
+ * that for one call; an fd of it kept would answer for that process).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -20,7 +22,16 @@
 #include "libstackinfo.h"
 #include "testutil.h"
 
-/* fds of this process naming a /proc/<pid>/mem or auxv: how many */
+/* Does /proc/<pid>/...stackinfo name another process than this one? */
+static bool others_stackinfo(const char *target)
+{
+	size_t len = strlen(target);
+
+	return len > 10 && !strcmp(target + len - 10, "/stackinfo") &&
+	       atoi(target + 6) != getpid();
+}
+
+/* fds of this process naming a /proc/<pid>/mem, auxv or another's stackinfo: how many */
 static int proof_fds(const char *who)
 {
 	char path[300], target[300];
@@ -41,7 +52,8 @@ static int proof_fds(const char *who)
 			continue;
 		target[len] = '\0';
 		if (!strncmp(target, "/proc/", 6) &&
-		    (strstr(target, "/mem") || strstr(target, "/auxv"))) {
+		    (strstr(target, "/mem") || strstr(target, "/auxv") ||
+		     others_stackinfo(target))) {
 			fprintf(stderr, "%s: fd %s -> %s\n", who, e->d_name, target);
 			n++;
 		}

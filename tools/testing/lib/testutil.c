@@ -15,6 +15,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -116,6 +117,19 @@ bool t_attrs_same(const struct t_attrs *a, const struct t_attrs *b, char *why,
 	return a->addr == b->addr && a->size == b->size && a->guard == b->guard &&
 	       a->detach == b->detach && a->policy == b->policy && a->prio == b->prio &&
 	       a->inherit == b->inherit && a->cpus == b->cpus;
+}
+
+void t_in_child(const char *what, int (*fn)(void))
+{
+	int status;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0)
+		_exit(fn());
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	      !WEXITSTATUS(status), "%s: failed", what);
 }
 
 int t_count_fds(void)

@@ -119,6 +119,9 @@ int t_getattr(t_getattr_fn f, pthread_t th, struct t_attrs *a);
 bool t_attrs_same(const struct t_attrs *a, const struct t_attrs *b, char *why,
 		  size_t size);
 
+/* @fn in a fork()ed child: a failure (named @what) unless it returns 0. */
+void t_in_child(const char *what, int (*fn)(void));
+
 /* Open fds of this process, from /proc/self/fd; -errno. */
 int t_count_fds(void);
 /* Wait (up to 5 s) until thread @tid of this process sleeps: 0 or -ETIMEDOUT. */
