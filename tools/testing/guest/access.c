@@ -119,80 +119,6 @@ static void cell(int fd, const char *caller, const char *tname, pid_t t, enum ki
 	      answer_name[want_a]);
 }
 
-/* A child that waits to be asked about; dies with its parent. */
-static pid_t spawn_sleeper(uid_t uid, int nondumpable)
-{
-	int p[2];
-	pid_t pid;
-	char c = 0;
-
-	if (pipe(p))
-		return -1;
-	pid = fork();
-	if (pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (uid && (setresgid(uid, uid, uid) || setresuid(uid, uid, uid)))
-			_exit(1);
-		prctl(PR_SET_DUMPABLE, nondumpable ? 0 : 1);
-		if (write(p[1], &c, 1) != 1)
-			_exit(1);
-		for (;;)
-			pause();
-	}
-	close(p[1]);
-	if (pid > 0 && read(p[0], &c, 1) != 1)
-		pid = -1;
-	close(p[0]);
-	return pid;
-}
-
-static void reap(pid_t pid)
-{
-	if (pid > 0) {
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-	}
-}
-
-/* Run @fn in a child and count its failures as ours. */
-static void in_child(const char *what, void (*fn)(void *), void *arg)
-{
-	int status;
-	pid_t pid;
-
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		t_failures = 0;
-		fn(arg);
-		fflush(stdout);
-		_exit(t_result());
-	}
-	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
-	      WEXITSTATUS(status) == 0, "%s: child failed", what);
-}
-
-static void become_user(uid_t uid)
-{
-	if (setresgid(uid, uid, uid) || setresuid(uid, uid, uid)) {
-		fprintf(stderr, "cannot become uid %d: %s\n", (int)uid, strerror(errno));
-		_exit(1);
-	}
-	/* a uid change leaves us non-dumpable; a login shell's children are not */
-	prctl(PR_SET_DUMPABLE, 1);
-}
-
-static int drop_effective_cap(int cap)
-{
-	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
-	struct __user_cap_data_struct d[2];
-
-	if (syscall(SYS_capget, &h, d))
-		return -errno;
-	d[cap / 32].effective &= ~(1U << (cap % 32));
-	return syscall(SYS_capset, &h, d) ? -errno : 0;
-}
-
 struct targets {
 	pid_t root_proc, user_proc, user_proc2, nondumpable, zombie, free_pid;
 	const char *caller;
@@ -200,25 +126,9 @@ struct targets {
 	int hide;
 };
 
-static int clone_vm_child(void *arg)
-{
-	(void)arg;
-	for (;;)
-		syscall(SYS_pause);
-	return 0;
-}
-
-/* A process sharing the caller's mm (clone(CLONE_VM), not a thread). */
-static pid_t spawn_clone_vm(void)
-{
-	static char stack[64 * 1024] __attribute__((aligned(16)));
-
-	return clone(clone_vm_child, stack + sizeof(stack), CLONE_VM | SIGCHLD, NULL);
-}
-
 static void matrix(const struct targets *t, int fd)
 {
-	pid_t sharer = spawn_clone_vm();
+	pid_t sharer = t_spawn_clone_vm();
 
 	cell(fd, t->caller, "itself", getpid(), T_OWN);
 	cell(fd, t->caller, "root process", t->root_proc, T_PROC);
@@ -264,7 +174,7 @@ static void as_root_without_cap(void *arg)
 	const struct targets *t = arg;
 	int fd;
 
-	CHECK(!drop_effective_cap(CAP_SYS_PTRACE), "capset: %s", strerror(errno));
+	CHECK(!t_drop_effective_cap(CAP_SYS_PTRACE), "capset: %s", strerror(errno));
 	fd = open_stackinfo(t);
 	matrix(t, fd);
 	close(fd);
@@ -275,7 +185,7 @@ static void as_user(void *arg)
 	const struct targets *t = arg;
 	int fd;
 
-	become_user(USER_UID);
+	t_become_user(USER_UID);
 	fd = open_stackinfo(t);
 	matrix(t, fd);
 	close(fd);
@@ -292,14 +202,14 @@ static void tracer(void *arg)
 	pid_t tracee, other;
 	int fd, status;
 
-	become_user(USER_UID);
-	tracee = spawn_sleeper(0, 0);
+	t_become_user(USER_UID);
+	tracee = t_spawn_sleeper(0, 0);
 	CHECK(tracee > 0, "fork tracee");
 	if (ptrace(PTRACE_SEIZE, tracee, 0, 0)) {
 		/* Yama's scope 2 refuses it: then there is no tracer to test */
 		printf("cell: %-28s %-22s PTRACE_SEIZE refused by the kernel: %s\n", t->caller,
 		       "its child", strerror(errno));
-		reap(tracee);
+		t_reap(tracee);
 		return;
 	}
 	fd = open_stackinfo(t);
@@ -315,7 +225,7 @@ static void tracer(void *arg)
 	CHECK(other > 0 && waitpid(other, &status, 0) == other && WIFEXITED(status) &&
 	      !WEXITSTATUS(status), "the tracer's other child");
 	close(fd);
-	reap(tracee);
+	t_reap(tracee);
 }
 
 static void run_matrix(struct targets *t, const char *scope)
@@ -324,16 +234,16 @@ static void run_matrix(struct targets *t, const char *scope)
 
 	snprintf(name, sizeof(name), "root%s", scope);
 	t->caller = name;
-	in_child(name, as_root, t);
+	t_in_child_arg(name, as_root, t);
 	snprintf(name, sizeof(name), "root -CAP_SYS_PTRACE%s", scope);
 	t->caller = name;
-	in_child(name, as_root_without_cap, t);
+	t_in_child_arg(name, as_root_without_cap, t);
 	snprintf(name, sizeof(name), "uid 1000%s", scope);
 	t->caller = name;
-	in_child(name, as_user, t);
+	t_in_child_arg(name, as_user, t);
 	snprintf(name, sizeof(name), "uid-1000 tracer%s", scope);
 	t->caller = name;
-	in_child(name, tracer, t);
+	t_in_child_arg(name, tracer, t);
 }
 
 /* ---- proof fds: passed on, misused, outlived by an exec ---- */
@@ -404,7 +314,7 @@ static void passed_proof(const struct targets *t)
 			close(mem);
 			close(sv[0]);
 		}
-		become_user(USER_UID);
+		t_become_user(USER_UID);
 		fd = open_stackinfo(t);
 		if (sock)
 			proof = recv_fd(sv[1]);
@@ -448,7 +358,7 @@ static void stale_and_foreign_proofs(void *arg)
 	pid_t execer;
 	char c = 0, exe[64], path[64];
 
-	become_user(USER_UID);
+	t_become_user(USER_UID);
 	fd = open_stackinfo(t);
 	mem = proc_open(t->user_proc, "mem");
 	CHECK(mem >= 0, "mem of a same-uid process: %s", strerror(-mem));
@@ -511,18 +421,6 @@ static void stale_and_foreign_proofs(void *arg)
 
 /* ---- hidepid, pid namespaces, the batch ioctl ---- */
 
-static int threads_call(int fd, pid_t pid, struct stackinfo_threads *a,
-			struct stackinfo_query *arr, uint32_t n)
-{
-	memset(a, 0, sizeof(*a));
-	a->size = sizeof(*a);
-	a->pid = (uint32_t)pid;
-	a->count = n;
-	a->entries = (uint64_t)(uintptr_t)arr;
-	a->entry_size = sizeof(*arr);
-	return ioctl(fd, STACKINFO_IOC_QUERY_THREADS, a) ? -errno : 0;
-}
-
 /*
  * A hidden process and a free pid: the same answer, single and batch, and
  * the batch's count set to the entries written (none), not left as given.
@@ -536,8 +434,8 @@ static void hidden_like_free(int fd, pid_t hidden, pid_t free_pid, int want)
 	e1 = si_module_query_proof(fd, hidden, 0, -1, &q1);
 	e2 = si_module_query_proof(fd, free_pid, 0, -1, &q2);
 	CHECK(e1 == want && e2 == -ESRCH, "hidden %d, free %d, want %d", e1, e2, want);
-	e1 = threads_call(fd, hidden, &a1, arr, 4);
-	e2 = threads_call(fd, free_pid, &a2, arr, 4);
+	e1 = t_threads_call(fd, hidden, &a1, arr, 4);
+	e2 = t_threads_call(fd, free_pid, &a2, arr, 4);
 	CHECK(e1 == want && e2 == -ESRCH, "batch: hidden %d, free %d", e1, e2);
 	CHECK(a1.count == 0 && a2.count == 0, "batch counts %u %u", a1.count, a2.count);
 }
@@ -551,7 +449,7 @@ static void hidepid_user(void *arg)
 	struct stat st;
 	int fd, err, visible;
 
-	become_user(USER_UID);
+	t_become_user(USER_UID);
 	fd = open_stackinfo(t);
 	snprintf(path, sizeof(path), "%s/%d", t->proc_dir, (int)t->root_proc);
 	visible = !stat(path, &st);
@@ -593,7 +491,7 @@ static void hidepid(struct targets *t)
 		t->proc_dir = dir;
 		t->hide = mounts[i].hide;
 		t->caller = mounts[i].caller;
-		in_child(mounts[i].caller, hidepid_user, t);
+		t_in_child_arg(mounts[i].caller, hidepid_user, t);
 		umount(dir);
 	}
 	t->proc_dir = NULL;
@@ -660,23 +558,6 @@ static void pid_namespace(void *arg)
 	close(outer_dir);
 }
 
-static char proc_state(pid_t pid)
-{
-	char path[64], buf[512], *p;
-	FILE *f;
-	size_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' ? p[2] : 0;
-}
-
 /* A setuid-root copy of thread-sleeper, for the exec case. */
 static int make_suid_sleeper(void)
 {
@@ -698,18 +579,18 @@ int main(int argc, char **argv)
 		return T_SKIP;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	t.root_proc = spawn_sleeper(0, 0);
-	t.user_proc = spawn_sleeper(USER_UID, 0);
-	t.user_proc2 = spawn_sleeper(USER_UID, 0);
-	t.nondumpable = spawn_sleeper(USER_UID, 1);
+	t.root_proc = t_spawn_sleeper(0, 0);
+	t.user_proc = t_spawn_sleeper(USER_UID, 0);
+	t.user_proc2 = t_spawn_sleeper(USER_UID, 0);
+	t.nondumpable = t_spawn_sleeper(USER_UID, 1);
 	t.zombie = fork();
 	if (t.zombie == 0)
 		_exit(0);
 	CHECK(t.root_proc > 0 && t.user_proc > 0 && t.user_proc2 > 0 && t.nondumpable > 0 &&
 	      t.zombie > 0, "fork");
-	for (i = 0; i < 1000 && proc_state(t.zombie) != 'Z'; i++)
+	for (i = 0; i < 1000 && t_proc_state(t.zombie) != 'Z'; i++)
 		usleep(1000);
-	CHECK_EQ(proc_state(t.zombie), 'Z');
+	CHECK_EQ(t_proc_state(t.zombie), 'Z');
 	/* a pid nothing has: just below the zombie's, searched downwards */
 	for (t.free_pid = t.zombie + 1000; t.free_pid > 300; t.free_pid--)
 		if (kill(t.free_pid, 0) && errno == ESRCH)
@@ -739,16 +620,16 @@ int main(int argc, char **argv)
 	if (!yama3) {
 		CHECK(!make_suid_sleeper(), "setuid copy of thread-sleeper");
 		passed_proof(&t);
-		in_child("stale and foreign proofs", stale_and_foreign_proofs, &t);
+		t_in_child_arg("stale and foreign proofs", stale_and_foreign_proofs, &t);
 		hidepid(&t);
-		in_child("another pid namespace", pid_namespace, &t);
+		t_in_child_arg("another pid namespace", pid_namespace, &t);
 		unlink(SUID_SLEEPER);
 	}
 
-	reap(t.root_proc);
-	reap(t.user_proc);
-	reap(t.user_proc2);
-	reap(t.nondumpable);
+	t_reap(t.root_proc);
+	t_reap(t.user_proc);
+	t_reap(t.user_proc2);
+	t_reap(t.nondumpable);
 	waitpid(t.zombie, NULL, 0);
 	return t_result();
 }

@@ -9,14 +9,18 @@
 #include <sched.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <linux/capability.h>
+#include <linux/futex.h>
 
 #include "internal.h"
 #include "testutil.h"
@@ -119,17 +123,19 @@ bool t_attrs_same(const struct t_attrs *a, const struct t_attrs *b, char *why,
 	       a->inherit == b->inherit && a->cpus == b->cpus;
 }
 
+static int (*in_child_fn)(void);
+
+static void in_child_exit_code(void *arg)
+{
+	(void)arg;
+	if (in_child_fn())
+		t_failures++;
+}
+
 void t_in_child(const char *what, int (*fn)(void))
 {
-	int status;
-	pid_t pid;
-
-	fflush(NULL);
-	pid = fork();
-	if (pid == 0)
-		_exit(fn());
-	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
-	      !WEXITSTATUS(status), "%s: failed", what);
+	in_child_fn = fn;
+	t_in_child_arg(what, in_child_exit_code, NULL);
 }
 
 int t_count_fds(void)
@@ -514,4 +520,215 @@ uint64_t cmdline_guard_gap(void)
 			gap = pages * sysconf(_SC_PAGESIZE);
 	}
 	return gap;
+}
+
+pid_t t_spawn_sleeper(uid_t uid, int nondumpable)
+{
+	int p[2];
+	pid_t pid;
+	char c = 0;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (uid && (setresgid(uid, uid, uid) || setresuid(uid, uid, uid)))
+			_exit(1);
+		prctl(PR_SET_DUMPABLE, nondumpable ? 0 : 1);
+		if (write(p[1], &c, 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	if (pid > 0 && read(p[0], &c, 1) != 1)
+		pid = -1;
+	close(p[0]);
+	return pid;
+}
+
+void t_reap(pid_t pid)
+{
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+}
+
+static int clone_vm_child(void *arg)
+{
+	(void)arg;
+	for (;;)
+		syscall(SYS_pause);
+	return 0;
+}
+
+pid_t t_spawn_clone_vm(void)
+{
+	static char stack[64 * 1024] __attribute__((aligned(16)));
+
+	return clone(clone_vm_child, stack + sizeof(stack), CLONE_VM | SIGCHLD, NULL);
+}
+
+void t_in_child_arg(const char *what, void (*fn)(void *), void *arg)
+{
+	int status;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		t_failures = 0;
+		fn(arg);
+		fflush(stdout);
+		_exit(t_result());
+	}
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	      WEXITSTATUS(status) == 0, "%s: child failed", what);
+}
+
+void t_become_user(uid_t uid)
+{
+	if (setresgid(uid, uid, uid) || setresuid(uid, uid, uid)) {
+		fprintf(stderr, "cannot become uid %d: %s\n", (int)uid, strerror(errno));
+		_exit(1);
+	}
+	/* a uid change leaves us non-dumpable; a login shell's children are not */
+	prctl(PR_SET_DUMPABLE, 1);
+}
+
+int t_drop_effective_cap(int cap)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d))
+		return -errno;
+	d[cap / 32].effective &= ~(1U << (cap % 32));
+	return syscall(SYS_capset, &h, d) ? -errno : 0;
+}
+
+char t_proc_state(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+int t_threads_call(int fd, pid_t pid, struct stackinfo_threads *a,
+		   struct stackinfo_query *arr, uint32_t n)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->pid = (uint32_t)pid;
+	a->count = n;
+	a->entries = (uint64_t)(uintptr_t)arr;
+	a->entry_size = sizeof(*arr);
+	return ioctl(fd, STACKINFO_IOC_QUERY_THREADS, a) ? -errno : 0;
+}
+
+#if defined(__x86_64__)
+/* Sleep on p->word with the SP at p->sp; nothing touches the stack. */
+static void park(struct t_parked *p)
+{
+	long ret;
+
+	__asm__ volatile("xor %%r10d, %%r10d\n\t"	/* no timeout */
+			 "mov %%rsp, %%r12\n\t"
+			 "mov %[sp], %%rsp\n\t"
+			 "syscall\n\t"
+			 "mov %%r12, %%rsp"
+			 : "=a"(ret)
+			 : "a"((long)SYS_futex), "D"(&p->word),
+			   "S"((long)FUTEX_WAIT), "d"(0L), [sp] "r"(p->sp)
+			 : "rcx", "r11", "r12", "r10", "memory");
+	(void)ret;
+}
+
+static void *parked_thread(void *arg)
+{
+	struct t_parked *p = arg;
+	sigset_t all;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	__atomic_store_n(&p->tid, t_gettid(), __ATOMIC_RELEASE);
+	while (!p->word)
+		park(p);
+	return NULL;
+}
+
+int t_park(struct t_parked *p, uint64_t sp)
+{
+	memset(p, 0, sizeof(*p));
+	p->sp = sp;
+	if (pthread_create(&p->th, NULL, parked_thread, p))
+		return -EAGAIN;
+	while (!__atomic_load_n(&p->tid, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	return t_wait_sleeping(p->tid);
+}
+
+void t_unpark(struct t_parked *p)
+{
+	p->word = 1;
+	syscall(SYS_futex, &p->word, FUTEX_WAKE, 1, NULL, NULL, 0);
+	pthread_join(p->th, NULL);
+}
+#else
+int t_park(struct t_parked *p, uint64_t sp)
+{
+	memset(p, 0, sizeof(*p));
+	p->sp = sp;
+	return -ENOSYS;
+}
+
+void t_unpark(struct t_parked *p)
+{
+	(void)p;
+}
+#endif
+
+int t_edge_sps(struct t_edge e[T_EDGES])
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char *base;
+	uint64_t a, b;
+	int n = 0;
+
+	/* [a, a+p) mapped, [a+p, a+3p) a gap, [b, b+p) mapped, then a gap */
+	base = mmap(NULL, 6 * page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (base == MAP_FAILED)
+		return 0;
+	munmap(base, 6 * page);
+	a = (uintptr_t)base;
+	b = a + 3 * page;
+	if (mmap((void *)a, page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+		 -1, 0) != (void *)a ||
+	    mmap((void *)b, page, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0) != (void *)b)
+		return 0;
+	e[n++] = (struct t_edge){ b - 1, "last byte of a gap" };
+	e[n++] = (struct t_edge){ a + page, "first byte of a gap" };
+	e[n++] = (struct t_edge){ b, "first byte of a mapping" };
+	e[n++] = (struct t_edge){ b + page - 8, "last word of a mapping" };
+	e[n++] = (struct t_edge){ b + page - 1, "last byte of a mapping" };
+	e[n++] = (struct t_edge){ b + page, "first byte above a mapping" };
+	e[n++] = (struct t_edge){ 0, "zero" };
+	e[n++] = (struct t_edge){ 0xffff888000000000ULL, "a kernel address" };
+	e[n++] = (struct t_edge){ 0x0000800000000000ULL, "the first non-canonical" };
+	e[n++] = (struct t_edge){ 0x00ff000000000000ULL, "non-canonical" };
+	e[n++] = (struct t_edge){ ~0ULL, "all ones" };
+	return n;
 }

@@ -127,4 +127,58 @@ int t_count_fds(void);
 /* Wait (up to 5 s) until thread @tid of this process sleeps: 0 or -ETIMEDOUT. */
 int t_wait_sleeping(pid_t tid);
 
+/* ---- processes and threads to ask about ---- */
+
+/*
+ * A child that waits in pause() to be asked about, as @uid (0: stays
+ * root), dumpable or not; it dies with its parent. Its pid or -1.
+ */
+pid_t t_spawn_sleeper(uid_t uid, int nondumpable);
+/* SIGKILL @pid and reap it (nothing for pid <= 0). */
+void t_reap(pid_t pid);
+/* A clone(CLONE_VM) child sharing our mm (not a thread), in pause(). */
+pid_t t_spawn_clone_vm(void);
+/* Run @fn(@arg) in a forked child and count its failures as ours. */
+void t_in_child_arg(const char *what, void (*fn)(void *), void *arg);
+/* Become @uid (gid too), dumpable again as a login's children are; _exit(1) if not. */
+void t_become_user(uid_t uid);
+/* Clear capability @cap from the effective set: 0 or -errno. */
+int t_drop_effective_cap(int cap);
+/* The state letter of /proc/<pid>/stat ('Z', 'S', ...), 0 if unreadable. */
+char t_proc_state(pid_t pid);
+/* STACKINFO_IOC_QUERY_THREADS on @fd for @pid into @arr of @n: 0 or -errno. */
+int t_threads_call(int fd, pid_t pid, struct stackinfo_threads *a,
+		   struct stackinfo_query *arr, uint32_t n);
+
+/*
+ * A thread parked with its stack pointer at @sp (x86-64 only): it blocks
+ * all signals, moves its SP and sleeps in a raw futex wait without
+ * touching the stack, so the kernel's saved SP is exactly @sp.
+ */
+struct t_parked {
+	uint64_t sp;		/* where to put the SP */
+	volatile int word;	/* futex: 0 while it should sleep */
+	pid_t tid;
+	pthread_t th;
+};
+/* Start it and wait until it sleeps: 0, -ETIMEDOUT, -ENOSYS (not x86-64). */
+int t_park(struct t_parked *p, uint64_t sp);
+/* Wake it and join it. */
+void t_unpark(struct t_parked *p);
+
+/* An SP to park a thread at, and what it is. */
+struct t_edge {
+	uint64_t sp;
+	const char *what;
+};
+#define T_EDGES 11
+/*
+ * Map a page, leave a two-page gap, map a page with a gap above it, and
+ * list the SPs on their edges: the last byte of a gap (6.1's
+ * vma_find(addr + 1) once answered with the mapping above it), the first
+ * and last byte of a mapping, the first byte above one, 0, a kernel
+ * address and non-canonical ones. The count, 0 (errno set) if mmap fails.
+ */
+int t_edge_sps(struct t_edge e[T_EDGES]);
+
 #endif
