@@ -732,3 +732,139 @@ int t_edge_sps(struct t_edge e[T_EDGES])
 	e[n++] = (struct t_edge){ ~0ULL, "all ones" };
 	return n;
 }
+
+void t_ioctl_expect(int fd, const char *what, unsigned long cmd, void *arg, size_t len,
+		    int want)
+{
+	unsigned char *before = NULL;
+	int ret, err;
+
+	if (len) {
+		before = malloc(len);
+		memcpy(before, arg, len);
+	}
+	errno = 0;
+	ret = ioctl(fd, cmd, arg);
+	err = errno;
+	CHECK(ret == -1 && err == want, "%s: ret %d errno %d (%s), want %d (%s)",
+	      what, ret, err, strerror(err), want, strerror(want));
+	if (len)
+		CHECK(!memcmp(before, arg, len), "%s: argument changed", what);
+	free(before);
+}
+
+void t_query_fill(struct stackinfo_query *q, uint64_t size)
+{
+	memset(q, 0, sizeof(*q));
+	q->size = size;
+}
+
+void t_bad_query(int fd, pid_t tid)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	struct stackinfo_query q;
+	unsigned char *big, *two;
+	int err;
+
+	/* sizes */
+	t_query_fill(&q, 0);
+	t_ioctl_expect(fd, "size 0", STACKINFO_IOC_QUERY, &q, sizeof(q), EINVAL);
+	t_query_fill(&q, 8);
+	t_ioctl_expect(fd, "size 8", STACKINFO_IOC_QUERY, &q, sizeof(q), EINVAL);
+	t_query_fill(&q, STACKINFO_QUERY_SIZE_VER0 - 8);
+	t_ioctl_expect(fd, "size VER0-8", STACKINFO_IOC_QUERY, &q, sizeof(q), EINVAL);
+	t_query_fill(&q, STACKINFO_QUERY_SIZE_VER0 - 1);
+	t_ioctl_expect(fd, "size VER0-1", STACKINFO_IOC_QUERY, &q, sizeof(q), EINVAL);
+
+	big = calloc(1, 2 * page);
+	memcpy(big, &(uint64_t){ page + 1 }, 8);
+	t_ioctl_expect(fd, "size PAGE_SIZE+1", STACKINFO_IOC_QUERY, big, 2 * page, E2BIG);
+	memcpy(big, &(uint64_t){ UINT64_MAX }, 8);
+	t_ioctl_expect(fd, "size ~0", STACKINFO_IOC_QUERY, big, 2 * page, E2BIG);
+
+	/* a larger struct: zero tail accepted, non-zero tail refused */
+	memset(big, 0, 2 * page);
+	memcpy(big, &(uint64_t){ page }, 8);
+	CHECK(!ioctl(fd, STACKINFO_IOC_QUERY, big), "size PAGE_SIZE zero tail: %s",
+	      strerror(errno));
+	memcpy(&q, big, sizeof(q));
+	CHECK(q.valid & STACKINFO_VALID_SP_VMA, "size PAGE_SIZE: no answer");
+	CHECK(big[sizeof(q)] == 0 && big[page - 1] == 0, "tail written");
+	memset(big, 0, 2 * page);
+	memcpy(big, &(uint64_t){ sizeof(q) + 8 }, 8);
+	big[sizeof(q) + 7] = 1;
+	t_ioctl_expect(fd, "non-zero tail", STACKINFO_IOC_QUERY, big, 2 * page, E2BIG);
+
+	/* in fields */
+	t_query_fill(&q, sizeof(q));
+	q.reserved = 1;
+	t_ioctl_expect(fd, "reserved", STACKINFO_IOC_QUERY, &q, sizeof(q), EINVAL);
+	t_query_fill(&q, sizeof(q));
+	q.query_flags = 1ULL << 1;
+	t_ioctl_expect(fd, "flag bit 1", STACKINFO_IOC_QUERY, &q, sizeof(q), EINVAL);
+	t_query_fill(&q, sizeof(q));
+	q.query_flags = 1ULL << 63;
+	t_ioctl_expect(fd, "flag bit 63", STACKINFO_IOC_QUERY, &q, sizeof(q), EINVAL);
+	t_query_fill(&q, sizeof(q));
+	q.query_flags = ~0ULL;
+	t_ioctl_expect(fd, "all flags", STACKINFO_IOC_QUERY, &q, sizeof(q), EINVAL);
+
+	t_query_fill(&q, STACKINFO_QUERY_SIZE_VER0);
+	q.query_flags = STACKINFO_QUERY_PROOF_FD;
+	t_ioctl_expect(fd, "proof flag in a VER0 struct", STACKINFO_IOC_QUERY, &q, sizeof(q), EINVAL);
+	t_query_fill(&q, sizeof(q));
+	q.reserved1 = 1;
+	t_ioctl_expect(fd, "reserved1", STACKINFO_IOC_QUERY, &q, sizeof(q), EINVAL);
+
+	/* pointers */
+	t_ioctl_expect(fd, "NULL", STACKINFO_IOC_QUERY, NULL, 0, EFAULT);
+	t_ioctl_expect(fd, "pointer 1", STACKINFO_IOC_QUERY, (void *)1, 0, EFAULT);
+	t_ioctl_expect(fd, "kernel pointer", STACKINFO_IOC_QUERY,
+	       (void *)0xffff888000000000UL, 0, EFAULT);
+	two = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(two != MAP_FAILED, "mmap");
+	munmap(two + page, page);
+	/* size readable, the rest of the struct runs into an unmapped page */
+	memset(two + page - 16, 0, 16);
+	memcpy(two + page - 16, &(uint64_t){ sizeof(q) }, 8);
+	t_ioctl_expect(fd, "struct across unmapped page", STACKINFO_IOC_QUERY,
+	       two + page - 16, 16, EFAULT);
+	/* a valid request in read-only memory: the answer cannot be written */
+	memset(two, 0, page);
+	memcpy(two, &(uint64_t){ sizeof(q) }, 8);
+	mprotect(two, page, PROT_READ);
+	t_ioctl_expect(fd, "read-only struct", STACKINFO_IOC_QUERY, two, sizeof(q), EFAULT);
+	munmap(two, page);
+	t_ioctl_expect(fd, "unmapped struct", STACKINFO_IOC_QUERY, two, 0, EFAULT);
+
+	/* commands */
+	t_query_fill(&q, sizeof(q));
+	t_ioctl_expect(fd, "unknown nr", _IOWR(STACKINFO_IOC_MAGIC, 0x7f, struct stackinfo_query),
+	       &q, sizeof(q), ENOTTY);
+	/*
+	 * the size bits are the caller's header's: a command built with any
+	 * size reaches the handler, which reads the struct's own size (an
+	 * older binary's VER0 command, a newer one's larger struct)
+	 */
+	{
+		static const unsigned long cmds[] = {
+			_IOWR(STACKINFO_IOC_MAGIC, 0x01, char[STACKINFO_QUERY_SIZE_VER0]),
+			_IOWR(STACKINFO_IOC_MAGIC, 0x01, char[STACKINFO_QUERY_SIZE_VER1 + 64]),
+			_IOWR(STACKINFO_IOC_MAGIC, 0x01, uint64_t),
+		};
+		unsigned int i;
+
+		for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+			t_query_fill(&q, sizeof(q));
+			err = ioctl(fd, cmds[i], &q) ? -errno : 0;
+			CHECK(!err && q.out_tid == (uint32_t)tid,
+			      "command %#lx: %s", cmds[i], strerror(-err));
+		}
+	}
+	t_ioctl_expect(fd, "_IOR", _IOR(STACKINFO_IOC_MAGIC, 0x01, struct stackinfo_query), &q,
+	       sizeof(q), ENOTTY);
+	t_ioctl_expect(fd, "other magic", _IOWR('f', 0x01, struct stackinfo_query), &q,
+	       sizeof(q), ENOTTY);
+	free(big);
+}

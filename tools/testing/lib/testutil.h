@@ -127,6 +127,19 @@ int t_count_fds(void);
 /* Wait (up to 5 s) until thread @tid of this process sleeps: 0 or -ETIMEDOUT. */
 int t_wait_sleeping(pid_t tid);
 
+/* ioctl(@fd, @cmd, @arg) must fail with @want and leave @len bytes of @arg unchanged. */
+void t_ioctl_expect(int fd, const char *what, unsigned long cmd, void *arg, size_t len,
+		    int want);
+/* Zero @q and set its size. */
+void t_query_fill(struct stackinfo_query *q, uint64_t size);
+/*
+ * What STACKINFO_IOC_QUERY on @fd must refuse, whatever file @fd is:
+ * sizes, a non-zero tail, reserved fields and unknown flags, bad pointers,
+ * unknown commands; and the command with other size bits still answers
+ * (tid 0: @tid, the thread @fd's file answers for by default).
+ */
+void t_bad_query(int fd, pid_t tid);
+
 /* ---- processes and threads to ask about ---- */
 
 /*
