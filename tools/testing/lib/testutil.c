@@ -868,3 +868,96 @@ void t_bad_query(int fd, pid_t tid)
 	       sizeof(q), ENOTTY);
 	free(big);
 }
+
+int t_intree_open(const char *proc, pid_t pid, pid_t tid)
+{
+	char path[128];
+	int fd;
+
+	if (!proc)
+		proc = "/proc";
+	if (tid)
+		snprintf(path, sizeof(path), "%s/%d/task/%d/stackinfo", proc, (int)pid, (int)tid);
+	else
+		snprintf(path, sizeof(path), "%s/%d/stackinfo", proc, (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+bool t_have_intree(void)
+{
+	return !access("/proc/self/stackinfo", F_OK);
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	return *(const pid_t *)a - *(const pid_t *)b;
+}
+
+int t_task_tids(pid_t pid, pid_t *tids, int max)
+{
+	char path[64];
+	struct dirent *d;
+	DIR *dir;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	dir = opendir(path);
+	if (!dir)
+		return -errno;
+	while ((d = readdir(dir)) && (!tids || n < max)) {
+		if (d->d_name[0] < '1' || d->d_name[0] > '9')
+			continue;
+		if (tids)
+			tids[n] = atoi(d->d_name);
+		n++;
+	}
+	closedir(dir);
+	if (tids)
+		qsort(tids, n, sizeof(*tids), cmp_pid);
+	return n;
+}
+
+bool t_query_same(const struct stackinfo_query *a, const struct stackinfo_query *b,
+		  unsigned int how, char *why, size_t size)
+{
+	uint64_t vmask = (how & T_CMP_TEXT) ? ~(uint64_t)STACKINFO_VMA_GROWSDOWN : ~0ULL;
+	uint32_t fmask = (how & T_CMP_TEXT) ? STACKINFO_THREAD_MAIN : ~0U;
+	const struct {
+		const char *name;
+		uint64_t a, b;
+	} f[] = {
+#define T_F(x, m) { #x, a->x & (m), b->x & (m) }
+		T_F(valid, ~0ULL),
+		T_F(out_tid, ~0ULL),
+		T_F(tgid, ~0ULL),
+		T_F(thread_flags, fmask),
+		T_F(map_count, ~0ULL),
+		T_F(start_stack, ~0ULL),
+		T_F(main_vma_start, ~0ULL),
+		T_F(main_vma_end, ~0ULL),
+		T_F(main_vma_flags, vmask),
+		T_F(main_prev_end, ~0ULL),
+		T_F(sp, (how & T_CMP_NO_SP) ? 0 : ~0ULL),
+		T_F(sp_vma_start, ~0ULL),
+		T_F(sp_vma_end, ~0ULL),
+		T_F(sp_vma_flags, vmask),
+		T_F(sp_prev_end, ~0ULL),
+		T_F(sp_guard_start, ~0ULL),
+		T_F(sp_guard_end, ~0ULL),
+		T_F(rlim_stack_cur, ~0ULL),
+		T_F(rlim_stack_max, ~0ULL),
+		T_F(guard_gap, ~0ULL),
+#undef T_F
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		if (f[i].a != f[i].b) {
+			snprintf(why, size, "%s %#llx vs %#llx", f[i].name,
+				 (unsigned long long)f[i].a, (unsigned long long)f[i].b);
+			return false;
+		}
+	}
+	return true;
+}

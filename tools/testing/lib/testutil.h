@@ -127,6 +127,38 @@ int t_count_fds(void);
 /* Wait (up to 5 s) until thread @tid of this process sleeps: 0 or -ETIMEDOUT. */
 int t_wait_sleeping(pid_t tid);
 
+/*
+ * The in-tree files (CONFIG_PROC_STACKINFO): open @proc/<pid>/stackinfo
+ * (tid 0) or @proc/<pid>/task/<tid>/stackinfo, @proc NULL for /proc: the fd
+ * or -errno.
+ */
+int t_intree_open(const char *proc, pid_t pid, pid_t tid);
+/* Does this kernel have them (/proc/self/stackinfo exists)? */
+bool t_have_intree(void);
+/*
+ * The tids of /proc/<pid>/task, ascending: their number (at most @max) or
+ * -errno; @tids NULL: only how many there are.
+ */
+int t_task_tids(pid_t pid, pid_t *tids, int max);
+
+#define T_CMP_TEXT	1	/* @a is text: no GROWSDOWN, no thread flag but MAIN */
+#define T_CMP_NO_SP	2	/* not the SP itself: a thread asking about itself moves */
+/*
+ * The out fields of two answers for one thread (valid bits, ids, flags,
+ * counts, addresses): true when the same, else @why names the first that
+ * differs.
+ */
+bool t_query_same(const struct stackinfo_query *a, const struct stackinfo_query *b,
+		  unsigned int how, char *why, size_t size);
+
+/* t_query_same() as a CHECK: @who and @what say which answers. */
+#define CHECK_SAME(a, b, how, who, what)					\
+	do {									\
+		char why_[128];							\
+		CHECK(t_query_same(a, b, how, why_, sizeof(why_)), "%s: %s: %s",	\
+		      who, what, why_);						\
+	} while (0)
+
 /* ioctl(@fd, @cmd, @arg) must fail with @want and leave @len bytes of @arg unchanged. */
 void t_ioctl_expect(int fd, const char *what, unsigned long cmd, void *arg, size_t len,
 		    int want);
