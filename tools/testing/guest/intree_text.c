@@ -401,11 +401,8 @@ int main(void)
 	int i, nedges;
 	void *extra;
 
-	if (!t_have_intree()) {
-		printf("no /proc/self/stackinfo: the kernel has no in-tree stackinfo "
-		       "(CONFIG_PROC_STACKINFO)\n");
+	if (t_intree_missing())
 		return T_SKIP;
-	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	me = getpid();
 	pfd = t_intree_open(NULL, me, 0);

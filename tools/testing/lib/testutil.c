@@ -15,7 +15,9 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -283,20 +285,25 @@ int si_open(void)
 	return fd < 0 ? -errno : fd;
 }
 
-int proc_open(pid_t pid, const char *file)
+int proc_open_at(const char *proc, pid_t pid, const char *file)
 {
-	char path[64];
+	char path[128];
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
+	snprintf(path, sizeof(path), "%s/%d/%s", proc ? proc : "/proc", (int)pid, file);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	return fd < 0 ? -errno : fd;
 }
 
-int proc_readable(pid_t pid, const char *file)
+int proc_open(pid_t pid, const char *file)
+{
+	return proc_open_at(NULL, pid, file);
+}
+
+int proc_readable_at(const char *proc, pid_t pid, const char *file)
 {
 	char buf[256];
-	int fd = proc_open(pid, file), err = 0;
+	int fd = proc_open_at(proc, pid, file), err = 0;
 
 	if (fd < 0)
 		return fd;
@@ -304,6 +311,11 @@ int proc_readable(pid_t pid, const char *file)
 		err = -errno;
 	close(fd);
 	return err;
+}
+
+int proc_readable(pid_t pid, const char *file)
+{
+	return proc_readable_at(NULL, pid, file);
 }
 
 /* Keys of /proc/stackinfo, in their fixed order. */
@@ -871,22 +883,21 @@ void t_bad_query(int fd, pid_t tid)
 
 int t_intree_open(const char *proc, pid_t pid, pid_t tid)
 {
-	char path[128];
-	int fd;
+	char file[64];
 
-	if (!proc)
-		proc = "/proc";
-	if (tid)
-		snprintf(path, sizeof(path), "%s/%d/task/%d/stackinfo", proc, (int)pid, (int)tid);
-	else
-		snprintf(path, sizeof(path), "%s/%d/stackinfo", proc, (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	return fd < 0 ? -errno : fd;
+	if (!tid)
+		return proc_open_at(proc, pid, "stackinfo");
+	snprintf(file, sizeof(file), "task/%d/stackinfo", (int)tid);
+	return proc_open_at(proc, pid, file);
 }
 
-bool t_have_intree(void)
+bool t_intree_missing(void)
 {
-	return !access("/proc/self/stackinfo", F_OK);
+	if (!access("/proc/self/stackinfo", F_OK))
+		return false;
+	printf("no /proc/self/stackinfo: the kernel has no in-tree stackinfo "
+	       "(CONFIG_PROC_STACKINFO)\n");
+	return true;
 }
 
 static int cmp_pid(const void *a, const void *b)
@@ -960,4 +971,172 @@ bool t_query_same(const struct stackinfo_query *a, const struct stackinfo_query 
 		}
 	}
 	return true;
+}
+
+void t_targets_spawn(struct t_targets *t, uid_t user)
+{
+	int i;
+
+	t->root_proc = t_spawn_sleeper(0, 0);
+	t->user_proc = t_spawn_sleeper(user, 0);
+	t->user_proc2 = t_spawn_sleeper(user, 0);
+	t->nondumpable = t_spawn_sleeper(user, 1);
+	t->zombie = fork();
+	if (t->zombie == 0)
+		_exit(0);
+	CHECK(t->root_proc > 0 && t->user_proc > 0 && t->user_proc2 > 0 && t->nondumpable > 0 &&
+	      t->zombie > 0, "fork");
+	for (i = 0; i < 1000 && t_proc_state(t->zombie) != 'Z'; i++)
+		usleep(1000);
+	CHECK_EQ(t_proc_state(t->zombie), 'Z');
+	/* a pid nothing has: just below the zombie's, searched downwards */
+	for (t->free_pid = t->zombie + 1000; t->free_pid > 300; t->free_pid--)
+		if (kill(t->free_pid, 0) && errno == ESRCH)
+			break;
+}
+
+void t_targets_reap(struct t_targets *t)
+{
+	t_reap(t->root_proc);
+	t_reap(t->user_proc);
+	t_reap(t->user_proc2);
+	t_reap(t->nondumpable);
+	if (t->zombie > 0)
+		waitpid(t->zombie, NULL, 0);
+}
+
+pid_t t_seize_child(const char *caller)
+{
+	pid_t tracee = t_spawn_sleeper(0, 0);
+
+	CHECK(tracee > 0, "fork tracee");
+	if (tracee <= 0)
+		return 0;
+	if (ptrace(PTRACE_SEIZE, tracee, 0, 0)) {
+		/* Yama's scope 2 refuses it: then there is no tracer to test */
+		printf("cell: %-28s %-22s PTRACE_SEIZE refused by the kernel: %s\n", caller,
+		       "its child", strerror(errno));
+		t_reap(tracee);
+		return 0;
+	}
+	return tracee;
+}
+
+int t_each_yama_scope(void (*fn)(void *arg, const char *scope), void *arg)
+{
+	int scope = t_yama_scope(), i;
+	char name[32];
+
+	if (scope < 0) {
+		fn(arg, "");
+		return scope;
+	}
+	for (i = 0; i <= 2; i++) {
+		CHECK(!t_set_yama_scope(i), "ptrace_scope %d", i);
+		snprintf(name, sizeof(name), ", Yama scope %d", i);
+		fn(arg, name);
+	}
+	CHECK(!t_set_yama_scope(scope), "restore ptrace_scope %d", scope);
+	return scope;
+}
+
+int t_execer_spawn(struct t_execer *e, const char *prog)
+{
+	int p[2];
+	char c;
+
+	e->prog = prog;
+	if (pipe(p))
+		return -errno;
+	e->pid = fork();
+	if (e->pid == 0) {
+		close(p[1]);
+		if (read(p[0], &c, 1) != 1)
+			_exit(1);
+		execl(prog, prog, "1", (char *)NULL);
+		_exit(127);
+	}
+	close(p[0]);
+	if (e->pid < 0) {
+		close(p[1]);
+		return -errno;
+	}
+	e->go = p[1];
+	return 0;
+}
+
+int t_execer_go(struct t_execer *e)
+{
+	char c = 0, exe[256], path[64];
+	int i, ok;
+
+	ok = write(e->go, &c, 1) == 1;
+	close(e->go);
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)e->pid);
+	for (i = 0; ok && i < 500; i++) {
+		ssize_t n = readlink(path, exe, sizeof(exe) - 1);
+
+		if (n < 0 && errno == EACCES)
+			return 0; /* a setuid exec: we may no longer look */
+		if (n > 0) {
+			exe[n] = '\0';
+			if (!strcmp(exe, e->prog))
+				return 0;
+		}
+		usleep(10000);
+	}
+	return -ETIMEDOUT;
+}
+
+void t_each_target(const struct t_targets *t,
+		   void (*fn)(void *ctx, const char *tname, pid_t pid, enum t_kind kind),
+		   void *ctx)
+{
+	pid_t sharer = t_spawn_clone_vm();
+
+	fn(ctx, "itself", getpid(), T_OWN);
+	fn(ctx, "root process", t->root_proc, T_PROC);
+	fn(ctx, "uid-1000 process", t->user_proc, T_PROC);
+	fn(ctx, "uid-1000 non-dumpable", t->nondumpable, T_PROC);
+	fn(ctx, "init", 1, T_PROC);
+	fn(ctx, "kthreadd", 2, T_KTHREAD);
+	fn(ctx, "zombie", t->zombie, T_ZOMBIE);
+	fn(ctx, "free pid", t->free_pid, T_FREE);
+	CHECK(sharer > 0, "clone(CLONE_VM): %s", strerror(errno));
+	if (sharer > 0) {
+		fn(ctx, "its CLONE_VM child", sharer, T_PROC);
+		t_reap(sharer);
+	}
+}
+
+pid_t t_in_new_pidns(void (*fn)(void *), void *arg)
+{
+	pid_t child;
+	int p[2];
+	char c;
+
+	CHECK(!unshare(CLONE_NEWPID), "unshare: %s", strerror(errno));
+	if (pipe(p))
+		return -1;
+	fflush(stdout);
+	child = fork();
+	if (child == 0) {
+		close(p[0]);
+		t_failures = 0;
+		if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+		    mount("proc", "/proc", "proc", 0, NULL))
+			_exit(2);
+		fn(arg);
+		fflush(stdout);
+		c = t_failures ? 'x' : 'k';
+		if (write(p[1], &c, 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(p[1]);
+	CHECK(child > 0, "fork into the new namespace");
+	CHECK(child > 0 && read(p[0], &c, 1) == 1 && c == 'k', "inside the new pid namespace");
+	close(p[0]);
+	return child;
 }

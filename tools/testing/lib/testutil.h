@@ -74,6 +74,9 @@ int si_open(void);
 int proc_open(pid_t pid, const char *file);
 /* Can /proc/<pid>/<file> be opened and read? 0 or -errno (the kernel's). */
 int proc_readable(pid_t pid, const char *file);
+/* The same on the proc mount at @proc (NULL: /proc). */
+int proc_open_at(const char *proc, pid_t pid, const char *file);
+int proc_readable_at(const char *proc, pid_t pid, const char *file);
 
 /*
  * /proc/stackinfo's text parsed back into a query's out fields (valid bits
@@ -133,8 +136,8 @@ int t_wait_sleeping(pid_t tid);
  * or -errno.
  */
 int t_intree_open(const char *proc, pid_t pid, pid_t tid);
-/* Does this kernel have them (/proc/self/stackinfo exists)? */
-bool t_have_intree(void);
+/* Is /proc/self/stackinfo missing (the kernel has no in-tree files)? Says so. */
+bool t_intree_missing(void);
 /*
  * The tids of /proc/<pid>/task, ascending: their number (at most @max) or
  * -errno; @tids NULL: only how many there are.
@@ -194,6 +197,64 @@ char t_proc_state(pid_t pid);
 /* STACKINFO_IOC_QUERY_THREADS on @fd for @pid into @arr of @n: 0 or -errno. */
 int t_threads_call(int fd, pid_t pid, struct stackinfo_threads *a,
 		   struct stackinfo_query *arr, uint32_t n);
+
+/* Processes to ask about, children of the caller that die with it. */
+struct t_targets {
+	pid_t root_proc;	/* root, dumpable */
+	pid_t user_proc;	/* @user, dumpable */
+	pid_t user_proc2;	/* another of @user */
+	pid_t nondumpable;	/* @user, not dumpable */
+	pid_t zombie;		/* exited, not reaped */
+	pid_t free_pid;		/* a pid nothing has */
+};
+/*
+ * unshare(CLONE_NEWPID) (the calling process is given up to it: call it
+ * in a child of the test) and fork pid 1 of the new namespace, which
+ * mounts its own /proc in its own mount namespace and runs @fn(@arg): its
+ * CHECKs count as the caller's. Returns that child's pid as the caller
+ * sees it, alive (pause()) for questions from outside (t_reap() it), or
+ * -1.
+ */
+pid_t t_in_new_pidns(void (*fn)(void *), void *arg);
+
+/* What a target is, for what the kernel says about it. */
+enum t_kind { T_PROC, T_OWN, T_KTHREAD, T_ZOMBIE, T_FREE };
+/*
+ * @fn(@ctx, name, pid, kind) for each target of an access matrix, in
+ * turn: the caller itself, @t's processes, init, kthreadd, a
+ * clone(CLONE_VM) child of the caller (spawned for it, reaped after).
+ */
+void t_each_target(const struct t_targets *t,
+		   void (*fn)(void *ctx, const char *tname, pid_t pid, enum t_kind kind),
+		   void *ctx);
+/* Spawn them (failures are CHECKs); reap them. */
+void t_targets_spawn(struct t_targets *t, uid_t user);
+void t_targets_reap(struct t_targets *t);
+/*
+ * Fork a sleeping child and PTRACE_SEIZE it: its pid, or 0 where the
+ * kernel refuses (Yama's scope 2), said in a "cell:" line for @caller.
+ */
+pid_t t_seize_child(const char *caller);
+/* A child that execs @prog ("@prog 1": thread-sleeper's usage) when told. */
+struct t_execer {
+	pid_t pid;
+	int go;			/* the pipe's write end */
+	const char *prog;
+};
+/* Fork it: 0 or -errno. */
+int t_execer_spawn(struct t_execer *e, const char *prog);
+/*
+ * Tell it to exec, and wait (up to 5 s) until /proc/<pid>/exe names @prog
+ * or is refused to us (a setuid exec): 0 or -ETIMEDOUT.
+ */
+int t_execer_go(struct t_execer *e);
+
+/*
+ * @fn(@arg, label) under Yama's ptrace_scope 0, 1 and 2 in turn (label
+ * ", Yama scope N"), the scope restored after; once with "" where the
+ * kernel has no Yama. The scope found, -1 without Yama.
+ */
+int t_each_yama_scope(void (*fn)(void *arg, const char *scope), void *arg);
 
 /*
  * A thread parked with its stack pointer at @sp (x86-64 only): it blocks
