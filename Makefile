@@ -68,7 +68,10 @@ HOST_TESTS := $(patsubst tools/testing/host/%.c,$(B)/host/%,$(HOST_SRCS)) \
 	$(patsubst tools/testing/host/%.sh,$(B)/host/%,$(wildcard tools/testing/host/*.sh))
 BINS := $(B)/bin/stackinfo $(B)/bin/stackinfo-demo $(B)/bin/getattr-print \
 	$(B)/bin/thread-sleeper $(B)/bin/stackinfo-bench $(B)/bin/startup-time
-GUEST_FILES := $(B)/guest/run-tests $(B)/guest/splat-patterns $(B)/guest/testlib.sh
+# the in-tree series' kselftest (kernel/selftests/), run by the guest test
+# intree_selftest
+KSELFTEST := $(B)/guest/kselftest/proc-stackinfo
+GUEST_FILES := $(B)/guest/run-tests $(B)/guest/splat-patterns $(B)/guest/testlib.sh $(KSELFTEST)
 
 .PHONY: all module tools check demo bench deps clean help prune guest-tests install uninstall \
 	dkms-install dkms-uninstall install-tools deb
@@ -195,6 +198,14 @@ $(B)/host/lib_%_san: tools/testing/host/lib_%.c $(TESTUTIL) $(LIB_HDRS) $(LIB_A_
 $(B)/host/%: tools/testing/host/%.c $(TESTUTIL) $(LIB_HDRS) $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ $< tools/testing/lib/testutil.c $(LIB_A) $(LDLIBS)
+
+# built as in the kernel's tools/testing/selftests/proc/, against this
+# tree's uapi header and the harness of Debian's linux-source-6.12
+# (scripts/kselftest-headers.sh: its dir/proc finds "../kselftest_harness.h")
+$(KSELFTEST): kernel/selftests/proc-stackinfo.c $(UAPI) scripts/kselftest-headers.sh
+	@mkdir -p $(@D)
+	kst=$$(scripts/kselftest-headers.sh) && \
+	$(CC) $(WARN) $(CFLAGS) -Iinclude/uapi -isystem $$kst/proc -o $@ $< -lpthread
 
 $(B)/host/%: tools/testing/host/%.sh
 	@mkdir -p $(@D)

@@ -8,6 +8,7 @@
 #   bench  the benchmark's report and plot
 #   install  make install's test (pkg-config) and DKMS
 #   gates  static analysis and formatting of the module (sparse, clang-format)
+#   kselftest  the kselftest harness headers for the in-tree series' selftest
 #   corpus real programs run under the interposer (tools/testing/corpus)
 #   deb    make deb (dpkg-buildpackage, debhelper, dh-dkms), lintian, and
 #          the packages' test (DKMS, pkg-config)
@@ -24,6 +25,7 @@ declare -A group=(
 	[bench]="gnuplot-nox python3"
 	[install]="pkgconf dkms"
 	[gates]="sparse clang-format"
+	[kselftest]="linux-source-6.12 xz-utils"
 	[corpus]="ruby guile-3.0 guile-3.0-dev pkgconf ripgrep mono-runtime mono-mcs strace"
 	[deb]="build-essential dpkg-dev debhelper dh-dkms fakeroot lintian dkms pkgconf xz-utils"
 )

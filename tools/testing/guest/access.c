@@ -56,10 +56,8 @@ static enum answer answer_of(int err, const struct stackinfo_query *q)
 	return (q->valid & STACKINFO_VALID_SP) ? A_ALL : A_VMAS;
 }
 
-enum kind { T_PROC, T_OWN, T_KTHREAD, T_ZOMBIE, T_FREE };
-
 /* What the kernel's own answers for maps and syscall say the module owes. */
-static int kernel_says(enum kind kind, int maps, int sys, enum answer *a)
+static int kernel_says(enum t_kind kind, int maps, int sys, enum answer *a)
 {
 	*a = A_ERR;
 	if (kind == T_OWN) {
@@ -77,7 +75,7 @@ static int kernel_says(enum kind kind, int maps, int sys, enum answer *a)
 }
 
 /* One cell, in the caller's context, on the caller's /proc. */
-static void cell(int fd, const char *caller, const char *tname, pid_t t, enum kind kind)
+static void cell(int fd, const char *caller, const char *tname, pid_t t, enum t_kind kind)
 {
 	struct stackinfo_query q;
 	enum answer plain_a, proof_a, want_a;
@@ -119,121 +117,30 @@ static void cell(int fd, const char *caller, const char *tname, pid_t t, enum ki
 	      answer_name[want_a]);
 }
 
-/* A child that waits to be asked about; dies with its parent. */
-static pid_t spawn_sleeper(uid_t uid, int nondumpable)
-{
-	int p[2];
-	pid_t pid;
-	char c = 0;
-
-	if (pipe(p))
-		return -1;
-	pid = fork();
-	if (pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (uid && (setresgid(uid, uid, uid) || setresuid(uid, uid, uid)))
-			_exit(1);
-		prctl(PR_SET_DUMPABLE, nondumpable ? 0 : 1);
-		if (write(p[1], &c, 1) != 1)
-			_exit(1);
-		for (;;)
-			pause();
-	}
-	close(p[1]);
-	if (pid > 0 && read(p[0], &c, 1) != 1)
-		pid = -1;
-	close(p[0]);
-	return pid;
-}
-
-static void reap(pid_t pid)
-{
-	if (pid > 0) {
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-	}
-}
-
-/* Run @fn in a child and count its failures as ours. */
-static void in_child(const char *what, void (*fn)(void *), void *arg)
-{
-	int status;
-	pid_t pid;
-
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		t_failures = 0;
-		fn(arg);
-		fflush(stdout);
-		_exit(t_result());
-	}
-	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
-	      WEXITSTATUS(status) == 0, "%s: child failed", what);
-}
-
-static void become_user(uid_t uid)
-{
-	if (setresgid(uid, uid, uid) || setresuid(uid, uid, uid)) {
-		fprintf(stderr, "cannot become uid %d: %s\n", (int)uid, strerror(errno));
-		_exit(1);
-	}
-	/* a uid change leaves us non-dumpable; a login shell's children are not */
-	prctl(PR_SET_DUMPABLE, 1);
-}
-
-static int drop_effective_cap(int cap)
-{
-	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
-	struct __user_cap_data_struct d[2];
-
-	if (syscall(SYS_capget, &h, d))
-		return -errno;
-	d[cap / 32].effective &= ~(1U << (cap % 32));
-	return syscall(SYS_capset, &h, d) ? -errno : 0;
-}
-
 struct targets {
-	pid_t root_proc, user_proc, user_proc2, nondumpable, zombie, free_pid;
+	struct t_targets p;
 	const char *caller;
 	const char *proc_dir;	/* where the caller opens stackinfo */
 	int hide;
 };
 
-static int clone_vm_child(void *arg)
-{
-	(void)arg;
-	for (;;)
-		syscall(SYS_pause);
-	return 0;
-}
+struct matrix_ctx {
+	int fd;
+	const char *caller;
+};
 
-/* A process sharing the caller's mm (clone(CLONE_VM), not a thread). */
-static pid_t spawn_clone_vm(void)
+static void matrix_cell(void *ctx, const char *tname, pid_t pid, enum t_kind kind)
 {
-	static char stack[64 * 1024] __attribute__((aligned(16)));
+	const struct matrix_ctx *m = ctx;
 
-	return clone(clone_vm_child, stack + sizeof(stack), CLONE_VM | SIGCHLD, NULL);
+	cell(m->fd, m->caller, tname, pid, kind);
 }
 
 static void matrix(const struct targets *t, int fd)
 {
-	pid_t sharer = spawn_clone_vm();
+	struct matrix_ctx m = { fd, t->caller };
 
-	cell(fd, t->caller, "itself", getpid(), T_OWN);
-	cell(fd, t->caller, "root process", t->root_proc, T_PROC);
-	cell(fd, t->caller, "uid-1000 process", t->user_proc, T_PROC);
-	cell(fd, t->caller, "uid-1000 non-dumpable", t->nondumpable, T_PROC);
-	cell(fd, t->caller, "init", 1, T_PROC);
-	cell(fd, t->caller, "kthreadd", 2, T_KTHREAD);
-	cell(fd, t->caller, "zombie", t->zombie, T_ZOMBIE);
-	cell(fd, t->caller, "free pid", t->free_pid, T_FREE);
-	CHECK(sharer > 0, "clone(CLONE_VM): %s", strerror(errno));
-	if (sharer > 0) {
-		cell(fd, t->caller, "its CLONE_VM child", sharer, T_PROC);
-		kill(sharer, SIGKILL);
-		waitpid(sharer, NULL, 0);
-	}
+	t_each_target(&t->p, matrix_cell, &m);
 }
 
 static int open_stackinfo(const struct targets *t)
@@ -264,7 +171,7 @@ static void as_root_without_cap(void *arg)
 	const struct targets *t = arg;
 	int fd;
 
-	CHECK(!drop_effective_cap(CAP_SYS_PTRACE), "capset: %s", strerror(errno));
+	CHECK(!t_drop_effective_cap(CAP_SYS_PTRACE), "capset: %s", strerror(errno));
 	fd = open_stackinfo(t);
 	matrix(t, fd);
 	close(fd);
@@ -275,10 +182,22 @@ static void as_user(void *arg)
 	const struct targets *t = arg;
 	int fd;
 
-	become_user(USER_UID);
+	t_become_user(USER_UID);
 	fd = open_stackinfo(t);
 	matrix(t, fd);
 	close(fd);
+}
+
+struct other_child {
+	int fd;
+	pid_t tracee;
+};
+
+static void tracer_other_child(void *arg)
+{
+	const struct other_child *o = arg;
+
+	cell(o->fd, "the tracer's other child", "the tracee", o->tracee, T_PROC);
 }
 
 /*
@@ -289,51 +208,40 @@ static void as_user(void *arg)
 static void tracer(void *arg)
 {
 	const struct targets *t = arg;
-	pid_t tracee, other;
-	int fd, status;
+	struct other_child o;
+	pid_t tracee;
+	int fd;
 
-	become_user(USER_UID);
-	tracee = spawn_sleeper(0, 0);
-	CHECK(tracee > 0, "fork tracee");
-	if (ptrace(PTRACE_SEIZE, tracee, 0, 0)) {
-		/* Yama's scope 2 refuses it: then there is no tracer to test */
-		printf("cell: %-28s %-22s PTRACE_SEIZE refused by the kernel: %s\n", t->caller,
-		       "its child", strerror(errno));
-		reap(tracee);
+	t_become_user(USER_UID);
+	tracee = t_seize_child(t->caller);
+	if (!tracee)
 		return;
-	}
 	fd = open_stackinfo(t);
 	cell(fd, t->caller, "its tracee", tracee, T_PROC);
-	fflush(stdout);
-	other = fork();
-	if (other == 0) {
-		t_failures = 0;
-		cell(fd, "the tracer's other child", "the tracee", tracee, T_PROC);
-		fflush(stdout);
-		_exit(t_result());
-	}
-	CHECK(other > 0 && waitpid(other, &status, 0) == other && WIFEXITED(status) &&
-	      !WEXITSTATUS(status), "the tracer's other child");
+	o.fd = fd;
+	o.tracee = tracee;
+	t_in_child_arg("the tracer's other child", tracer_other_child, &o);
 	close(fd);
-	reap(tracee);
+	t_reap(tracee);
 }
 
-static void run_matrix(struct targets *t, const char *scope)
+static void run_matrix(void *arg, const char *scope)
 {
+	struct targets *t = arg;
 	char name[64];
 
 	snprintf(name, sizeof(name), "root%s", scope);
 	t->caller = name;
-	in_child(name, as_root, t);
+	t_in_child_arg(name, as_root, t);
 	snprintf(name, sizeof(name), "root -CAP_SYS_PTRACE%s", scope);
 	t->caller = name;
-	in_child(name, as_root_without_cap, t);
+	t_in_child_arg(name, as_root_without_cap, t);
 	snprintf(name, sizeof(name), "uid 1000%s", scope);
 	t->caller = name;
-	in_child(name, as_user, t);
+	t_in_child_arg(name, as_user, t);
 	snprintf(name, sizeof(name), "uid-1000 tracer%s", scope);
 	t->caller = name;
-	in_child(name, tracer, t);
+	t_in_child_arg(name, tracer, t);
 }
 
 /* ---- proof fds: passed on, misused, outlived by an exec ---- */
@@ -389,7 +297,7 @@ static void passed_proof(const struct targets *t)
 	const char *how = "over a unix socket";
 	pid_t child;
 
-	mem = proc_open(t->root_proc, "mem");
+	mem = proc_open(t->p.root_proc, "mem");
 	CHECK(mem >= 0, "root opens mem: %s", strerror(-mem));
 	sock = !socketpair(AF_UNIX, SOCK_STREAM, 0, sv);
 	if (!sock)
@@ -404,21 +312,21 @@ static void passed_proof(const struct targets *t)
 			close(mem);
 			close(sv[0]);
 		}
-		become_user(USER_UID);
+		t_become_user(USER_UID);
 		fd = open_stackinfo(t);
 		if (sock)
 			proof = recv_fd(sv[1]);
 		CHECK(proof >= 0, "recv_fd: %s", strerror(-proof));
-		err = si_module_query_proof(fd, t->root_proc, 0, proof, &q);
+		err = si_module_query_proof(fd, t->p.root_proc, 0, proof, &q);
 		printf("cell: %-28s %-22s maps %-8s syscall %-8s | plain %-8s | mem proof passed %s: %s\n",
 		       "uid 1000 + root's mem fd", "root process",
-		       proc_readable(t->root_proc, "maps") ? "refused" : "yes",
-		       proc_readable(t->root_proc, "syscall") ? "refused" : "yes",
-		       strerror(-si_module_query_proof(fd, t->root_proc, 0, -1, &q)), how,
+		       proc_readable(t->p.root_proc, "maps") ? "refused" : "yes",
+		       proc_readable(t->p.root_proc, "syscall") ? "refused" : "yes",
+		       strerror(-si_module_query_proof(fd, t->p.root_proc, 0, -1, &q)), how,
 		       err ? strerror(-err) : "VMAs+SP");
-		err = si_module_query_proof(fd, t->root_proc, 0, proof, &q);
+		err = si_module_query_proof(fd, t->p.root_proc, 0, proof, &q);
 		CHECK(!err && (q.valid & STACKINFO_VALID_SP), "a passed mem fd: %s", strerror(-err));
-		CHECK(proc_readable(t->root_proc, "maps") == -EACCES,
+		CHECK(proc_readable(t->p.root_proc, "maps") == -EACCES,
 		      "the kernel should refuse uid 1000 root's maps");
 		/* and it names that process only */
 		CHECK_EQ(si_module_query_proof(fd, 1, 0, proof, &q), -EACCES);
@@ -444,56 +352,33 @@ static void stale_and_foreign_proofs(void *arg)
 {
 	const struct targets *t = arg;
 	struct stackinfo_query q, q2;
-	int fd, mem, auxv, p[2], i, err;
+	struct t_execer ex;
+	int fd, mem, auxv, err;
 	pid_t execer;
-	char c = 0, exe[64], path[64];
 
-	become_user(USER_UID);
+	t_become_user(USER_UID);
 	fd = open_stackinfo(t);
-	mem = proc_open(t->user_proc, "mem");
+	mem = proc_open(t->p.user_proc, "mem");
 	CHECK(mem >= 0, "mem of a same-uid process: %s", strerror(-mem));
-	CHECK(!si_module_query_proof(fd, t->user_proc, 0, mem, &q), "with its own proof");
+	CHECK(!si_module_query_proof(fd, t->p.user_proc, 0, mem, &q), "with its own proof");
 	/* another process's proof adds nothing to what the kernel grants */
-	err = si_module_query_proof(fd, t->user_proc2, 0, mem, &q);
-	CHECK(err == si_module_query_proof(fd, t->user_proc2, 0, -1, &q2) &&
+	err = si_module_query_proof(fd, t->p.user_proc2, 0, mem, &q);
+	CHECK(err == si_module_query_proof(fd, t->p.user_proc2, 0, -1, &q2) &&
 	      (err || q.valid == q2.valid), "a foreign proof: %s, plainly %s", strerror(-err),
-	      strerror(-si_module_query_proof(fd, t->user_proc2, 0, -1, &q2)));
+	      strerror(-si_module_query_proof(fd, t->p.user_proc2, 0, -1, &q2)));
 	close(mem);
 	/* the kernel's check of root's process, then a proof of it: refused */
 	mem = proc_open(1, "mem");
 	CHECK(mem == -EACCES, "uid 1000 opens init's mem: %s", strerror(-mem));
 	CHECK_EQ(si_module_query_proof(fd, 1, 0, -1, &q), -EACCES);
 
-	CHECK(!pipe(p), "pipe");
-	execer = fork();
-	if (execer == 0) {
-		close(p[1]);
-		if (read(p[0], &c, 1) != 1)
-			_exit(1);
-		execl(SUID_SLEEPER, SUID_SLEEPER, "1", (char *)NULL);
-		_exit(127);
-	}
-	close(p[0]);
+	CHECK(!t_execer_spawn(&ex, SUID_SLEEPER), "fork");
+	execer = ex.pid;
 	mem = proc_open(execer, "mem");
 	auxv = proc_open(execer, "auxv");
 	CHECK(mem >= 0 && auxv >= 0, "proofs of the process before its exec");
 	CHECK(!si_module_query_proof(fd, execer, 0, mem, &q), "proof before the exec");
-	CHECK(write(p[1], &c, 1) == 1, "go");
-	close(p[1]);
-	/* wait for the exec: the link names the new program */
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)execer);
-	for (i = 0; i < 500; i++) {
-		ssize_t n = readlink(path, exe, sizeof(exe) - 1);
-
-		if (n < 0 && errno == EACCES)
-			break; /* a setuid exec: the user may no longer look */
-		if (n > 0) {
-			exe[n] = '\0';
-			if (!strcmp(exe, SUID_SLEEPER))
-				break;
-		}
-		usleep(10000);
-	}
+	CHECK(!t_execer_go(&ex), "%s never exec'd", SUID_SLEEPER);
 	usleep(100000);
 	err = si_module_query_proof(fd, execer, 0, mem, &q);
 	CHECK_EQ(err, -EACCES);
@@ -511,18 +396,6 @@ static void stale_and_foreign_proofs(void *arg)
 
 /* ---- hidepid, pid namespaces, the batch ioctl ---- */
 
-static int threads_call(int fd, pid_t pid, struct stackinfo_threads *a,
-			struct stackinfo_query *arr, uint32_t n)
-{
-	memset(a, 0, sizeof(*a));
-	a->size = sizeof(*a);
-	a->pid = (uint32_t)pid;
-	a->count = n;
-	a->entries = (uint64_t)(uintptr_t)arr;
-	a->entry_size = sizeof(*arr);
-	return ioctl(fd, STACKINFO_IOC_QUERY_THREADS, a) ? -errno : 0;
-}
-
 /*
  * A hidden process and a free pid: the same answer, single and batch, and
  * the batch's count set to the entries written (none), not left as given.
@@ -536,8 +409,8 @@ static void hidden_like_free(int fd, pid_t hidden, pid_t free_pid, int want)
 	e1 = si_module_query_proof(fd, hidden, 0, -1, &q1);
 	e2 = si_module_query_proof(fd, free_pid, 0, -1, &q2);
 	CHECK(e1 == want && e2 == -ESRCH, "hidden %d, free %d, want %d", e1, e2, want);
-	e1 = threads_call(fd, hidden, &a1, arr, 4);
-	e2 = threads_call(fd, free_pid, &a2, arr, 4);
+	e1 = t_threads_call(fd, hidden, &a1, arr, 4);
+	e2 = t_threads_call(fd, free_pid, &a2, arr, 4);
 	CHECK(e1 == want && e2 == -ESRCH, "batch: hidden %d, free %d", e1, e2);
 	CHECK(a1.count == 0 && a2.count == 0, "batch counts %u %u", a1.count, a2.count);
 }
@@ -551,23 +424,23 @@ static void hidepid_user(void *arg)
 	struct stat st;
 	int fd, err, visible;
 
-	become_user(USER_UID);
+	t_become_user(USER_UID);
 	fd = open_stackinfo(t);
-	snprintf(path, sizeof(path), "%s/%d", t->proc_dir, (int)t->root_proc);
+	snprintf(path, sizeof(path), "%s/%d", t->proc_dir, (int)t->p.root_proc);
 	visible = !stat(path, &st);
 	CHECK(visible == !t->hide, "%s: visible %d under %s", path, visible, t->caller);
-	hidden_like_free(fd, t->root_proc, t->free_pid, t->hide ? -ESRCH : -EACCES);
-	hidden_like_free(fd, 1, t->free_pid, t->hide ? -ESRCH : -EACCES);
+	hidden_like_free(fd, t->p.root_proc, t->p.free_pid, t->hide ? -ESRCH : -EACCES);
+	hidden_like_free(fd, 1, t->p.free_pid, t->hide ? -ESRCH : -EACCES);
 	/* itself, and a same-uid process that /proc shows it: plainly */
 	CHECK(!si_module_query_proof(fd, 0, 0, -1, &q), "itself");
-	snprintf(path, sizeof(path), "%s/%d", t->proc_dir, (int)t->user_proc);
+	snprintf(path, sizeof(path), "%s/%d", t->proc_dir, (int)t->p.user_proc);
 	CHECK(!stat(path, &st), "%s should be visible under %s", path, t->caller);
-	err = si_module_query_proof(fd, t->user_proc, 0, -1, &q);
+	err = si_module_query_proof(fd, t->p.user_proc, 0, -1, &q);
 	CHECK(!err && (q.valid & STACKINFO_VALID_MAIN_VMA), "same uid, plainly: %s",
 	      strerror(-err));
 	printf("cell: %-28s %-22s hidden: %s, free pid: %s, same uid: %s\n", t->caller,
-	       "root process", strerror(-si_module_query_proof(fd, t->root_proc, 0, -1, &q)),
-	       strerror(-si_module_query_proof(fd, t->free_pid, 0, -1, &q)), strerror(-err));
+	       "root process", strerror(-si_module_query_proof(fd, t->p.root_proc, 0, -1, &q)),
+	       strerror(-si_module_query_proof(fd, t->p.free_pid, 0, -1, &q)), strerror(-err));
 	close(fd);
 }
 
@@ -593,7 +466,7 @@ static void hidepid(struct targets *t)
 		t->proc_dir = dir;
 		t->hide = mounts[i].hide;
 		t->caller = mounts[i].caller;
-		in_child(mounts[i].caller, hidepid_user, t);
+		t_in_child_arg(mounts[i].caller, hidepid_user, t);
 		umount(dir);
 	}
 	t->proc_dir = NULL;
@@ -607,74 +480,54 @@ static void hidepid(struct targets *t)
  * nothing outside; through an fd of the outer /proc it has its outer
  * number.
  */
+struct in_ns {
+	const struct targets *t;
+	int outer;	/* stackinfo on the outer /proc */
+};
+
+static void inside_pid_namespace(void *arg)
+{
+	const struct in_ns *ns = arg;
+	struct stackinfo_query q;
+	int fd = si_open();
+
+	CHECK(!si_module_query(fd, 0, 0, &q) && q.out_tid == 1 && q.tgid == 1, "itself: 1");
+	CHECK(!si_module_query(fd, 1, 0, &q) && q.out_tid == 1, "tid 1");
+	CHECK_EQ(si_module_query(fd, ns->t->p.root_proc, 0, &q), -ESRCH);
+	CHECK_EQ(si_module_query(fd, 2, 0, &q), -ESRCH);
+	/* through the outer mount: its outer number */
+	CHECK(!si_module_query(ns->outer, 0, 0, &q) && q.out_tid != 1, "outer number %u",
+	      q.out_tid);
+}
+
 static void pid_namespace(void *arg)
 {
-	const struct targets *t = arg;
+	struct in_ns ns = { .t = arg };
 	struct stackinfo_query q;
-	int p[2], status, outer, outer_dir, proof;
+	int outer_dir, proof;
 	pid_t child;
-	char c, name[32];
+	char name[32];
 
-	outer = si_open();
+	ns.outer = si_open();
 	outer_dir = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	CHECK(outer >= 0 && outer_dir >= 0, "open the outer /proc");
-	CHECK(!unshare(CLONE_NEWPID), "unshare: %s", strerror(errno));
-	CHECK(!pipe(p), "pipe");
-	child = fork();
-	if (child == 0) {
-		int fd, bad = 0;
-
-		if (unshare(CLONE_NEWNS) ||
-		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
-		    mount("proc", "/proc", "proc", 0, NULL))
-			_exit(2);
-		fd = si_open();
-		bad |= si_module_query(fd, 0, 0, &q) || q.out_tid != 1 || q.tgid != 1;
-		bad |= si_module_query(fd, 1, 0, &q) || q.out_tid != 1;
-		bad |= si_module_query(fd, t->root_proc, 0, &q) != -ESRCH;
-		bad |= si_module_query(fd, 2, 0, &q) != -ESRCH;
-		/* through the outer mount: its outer number */
-		bad |= si_module_query(outer, 0, 0, &q) || q.out_tid == 1;
-		c = bad ? 'x' : 'k';
-		if (write(p[1], &c, 1) != 1)
-			_exit(1);
-		pause();
-		_exit(0);
-	}
-	CHECK(child > 0, "fork into the new namespace");
-	CHECK(read(p[0], &c, 1) == 1 && c == 'k', "inside the new pid namespace");
+	CHECK(ns.outer >= 0 && outer_dir >= 0, "open the outer /proc");
+	child = t_in_new_pidns(inside_pid_namespace, &ns);
+	if (child < 0)
+		return;
 	/* from outside, another process: a proof from the outer /proc */
 	snprintf(name, sizeof(name), "%d/mem", (int)child);
 	proof = openat(outer_dir, name, O_RDONLY | O_CLOEXEC);
 	CHECK(proof >= 0, "%s: %s", name, strerror(errno));
-	CHECK(!si_module_query_proof(outer, child, 0, proof, &q) && q.out_tid == (uint32_t)child,
+	CHECK(!si_module_query_proof(ns.outer, child, 0, proof, &q) && q.out_tid == (uint32_t)child,
 	      "the child from outside: tid %u", q.out_tid);
 	/* root, plainly: what the outer /proc's maps and syscall give it */
-	CHECK(!si_module_query_proof(outer, child, 0, -1, &q) &&
+	CHECK(!si_module_query_proof(ns.outer, child, 0, -1, &q) &&
 	      !!(q.valid & STACKINFO_VALID_SP) == !proc_readable(child, "syscall"),
 	      "the child from outside, plainly: valid %llx", (unsigned long long)q.valid);
 	close(proof);
-	kill(child, SIGKILL);
-	waitpid(child, &status, 0);
-	close(outer);
+	t_reap(child);
+	close(ns.outer);
 	close(outer_dir);
-}
-
-static char proc_state(pid_t pid)
-{
-	char path[64], buf[512], *p;
-	FILE *f;
-	size_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' ? p[2] : 0;
 }
 
 /* A setuid-root copy of thread-sleeper, for the exec case. */
@@ -691,29 +544,14 @@ int main(int argc, char **argv)
 {
 	struct targets t = { 0 };
 	int yama3 = argc > 1 && !strcmp(argv[1], "--yama3");
-	int scope, i;
+	int scope;
 
 	if (getuid() != 0) {
 		fprintf(stderr, "needs root\n");
 		return T_SKIP;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	t.root_proc = spawn_sleeper(0, 0);
-	t.user_proc = spawn_sleeper(USER_UID, 0);
-	t.user_proc2 = spawn_sleeper(USER_UID, 0);
-	t.nondumpable = spawn_sleeper(USER_UID, 1);
-	t.zombie = fork();
-	if (t.zombie == 0)
-		_exit(0);
-	CHECK(t.root_proc > 0 && t.user_proc > 0 && t.user_proc2 > 0 && t.nondumpable > 0 &&
-	      t.zombie > 0, "fork");
-	for (i = 0; i < 1000 && proc_state(t.zombie) != 'Z'; i++)
-		usleep(1000);
-	CHECK_EQ(proc_state(t.zombie), 'Z');
-	/* a pid nothing has: just below the zombie's, searched downwards */
-	for (t.free_pid = t.zombie + 1000; t.free_pid > 300; t.free_pid--)
-		if (kill(t.free_pid, 0) && errno == ESRCH)
-			break;
+	t_targets_spawn(&t.p, USER_UID);
 
 	scope = t_yama_scope();
 	if (yama3) {
@@ -724,31 +562,18 @@ int main(int argc, char **argv)
 		}
 		CHECK(!t_set_yama_scope(3), "ptrace_scope 3");
 		run_matrix(&t, ", Yama scope 3");
-	} else if (scope < 0) {
-		run_matrix(&t, "");
 	} else {
-		char name[32];
-
-		for (i = 0; i <= 2; i++) {
-			CHECK(!t_set_yama_scope(i), "ptrace_scope %d", i);
-			snprintf(name, sizeof(name), ", Yama scope %d", i);
-			run_matrix(&t, name);
-		}
-		t_set_yama_scope(scope);
+		t_each_yama_scope(run_matrix, &t);
 	}
 	if (!yama3) {
 		CHECK(!make_suid_sleeper(), "setuid copy of thread-sleeper");
 		passed_proof(&t);
-		in_child("stale and foreign proofs", stale_and_foreign_proofs, &t);
+		t_in_child_arg("stale and foreign proofs", stale_and_foreign_proofs, &t);
 		hidepid(&t);
-		in_child("another pid namespace", pid_namespace, &t);
+		t_in_child_arg("another pid namespace", pid_namespace, &t);
 		unlink(SUID_SLEEPER);
 	}
 
-	reap(t.root_proc);
-	reap(t.user_proc);
-	reap(t.user_proc2);
-	reap(t.nondumpable);
-	waitpid(t.zombie, NULL, 0);
+	t_targets_reap(&t.p);
 	return t_result();
 }

@@ -8,7 +8,6 @@
  * user may not list another user's process.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -131,22 +130,6 @@ static void churned(void)
 	free(qs);
 }
 
-static int task_count(pid_t pid)
-{
-	char path[64];
-	struct dirent *d;
-	DIR *dir;
-	int n = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	dir = opendir(path);
-	while (dir && (d = readdir(dir)))
-		n += d->d_name[0] != '.';
-	if (dir)
-		closedir(dir);
-	return n;
-}
-
 static void check_entries(const unsigned char *buf, uint32_t n, size_t stride)
 {
 	uint32_t i;
@@ -252,7 +235,7 @@ int main(void)
 	count = 16;
 	CHECK_EQ(batch(0, buf, &count, qs, 0), 0);
 	CHECK_EQ(count, PEERS + 1);
-	CHECK_EQ(count, task_count(getpid()));
+	CHECK_EQ(count, t_task_tids(getpid(), NULL, 0));
 	check_entries(buf, count, qs);
 	count = 16;
 	CHECK_EQ(batch(getpid(), buf, &count, qs, STACKINFO_QUERY_NO_SP), 0);

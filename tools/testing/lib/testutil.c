@@ -9,14 +9,20 @@
 #include <sched.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <linux/capability.h>
+#include <linux/futex.h>
 
 #include "internal.h"
 #include "testutil.h"
@@ -119,17 +125,19 @@ bool t_attrs_same(const struct t_attrs *a, const struct t_attrs *b, char *why,
 	       a->inherit == b->inherit && a->cpus == b->cpus;
 }
 
+static int (*in_child_fn)(void);
+
+static void in_child_exit_code(void *arg)
+{
+	(void)arg;
+	if (in_child_fn())
+		t_failures++;
+}
+
 void t_in_child(const char *what, int (*fn)(void))
 {
-	int status;
-	pid_t pid;
-
-	fflush(NULL);
-	pid = fork();
-	if (pid == 0)
-		_exit(fn());
-	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
-	      !WEXITSTATUS(status), "%s: failed", what);
+	in_child_fn = fn;
+	t_in_child_arg(what, in_child_exit_code, NULL);
 }
 
 int t_count_fds(void)
@@ -277,20 +285,25 @@ int si_open(void)
 	return fd < 0 ? -errno : fd;
 }
 
-int proc_open(pid_t pid, const char *file)
+int proc_open_at(const char *proc, pid_t pid, const char *file)
 {
-	char path[64];
+	char path[128];
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
+	snprintf(path, sizeof(path), "%s/%d/%s", proc ? proc : "/proc", (int)pid, file);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	return fd < 0 ? -errno : fd;
 }
 
-int proc_readable(pid_t pid, const char *file)
+int proc_open(pid_t pid, const char *file)
+{
+	return proc_open_at(NULL, pid, file);
+}
+
+int proc_readable_at(const char *proc, pid_t pid, const char *file)
 {
 	char buf[256];
-	int fd = proc_open(pid, file), err = 0;
+	int fd = proc_open_at(proc, pid, file), err = 0;
 
 	if (fd < 0)
 		return fd;
@@ -298,6 +311,11 @@ int proc_readable(pid_t pid, const char *file)
 		err = -errno;
 	close(fd);
 	return err;
+}
+
+int proc_readable(pid_t pid, const char *file)
+{
+	return proc_readable_at(NULL, pid, file);
 }
 
 /* Keys of /proc/stackinfo, in their fixed order. */
@@ -514,4 +532,611 @@ uint64_t cmdline_guard_gap(void)
 			gap = pages * sysconf(_SC_PAGESIZE);
 	}
 	return gap;
+}
+
+pid_t t_spawn_sleeper(uid_t uid, int nondumpable)
+{
+	int p[2];
+	pid_t pid;
+	char c = 0;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (uid && (setresgid(uid, uid, uid) || setresuid(uid, uid, uid)))
+			_exit(1);
+		prctl(PR_SET_DUMPABLE, nondumpable ? 0 : 1);
+		if (write(p[1], &c, 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	if (pid > 0 && read(p[0], &c, 1) != 1)
+		pid = -1;
+	close(p[0]);
+	return pid;
+}
+
+void t_reap(pid_t pid)
+{
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+}
+
+static int clone_vm_child(void *arg)
+{
+	(void)arg;
+	for (;;)
+		syscall(SYS_pause);
+	return 0;
+}
+
+pid_t t_spawn_clone_vm(void)
+{
+	static char stack[64 * 1024] __attribute__((aligned(16)));
+
+	return clone(clone_vm_child, stack + sizeof(stack), CLONE_VM | SIGCHLD, NULL);
+}
+
+void t_in_child_arg(const char *what, void (*fn)(void *), void *arg)
+{
+	int status;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		t_failures = 0;
+		fn(arg);
+		fflush(stdout);
+		_exit(t_result());
+	}
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	      WEXITSTATUS(status) == 0, "%s: child failed", what);
+}
+
+void t_become_user(uid_t uid)
+{
+	if (setresgid(uid, uid, uid) || setresuid(uid, uid, uid)) {
+		fprintf(stderr, "cannot become uid %d: %s\n", (int)uid, strerror(errno));
+		_exit(1);
+	}
+	/* a uid change leaves us non-dumpable; a login shell's children are not */
+	prctl(PR_SET_DUMPABLE, 1);
+}
+
+int t_drop_effective_cap(int cap)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d))
+		return -errno;
+	d[cap / 32].effective &= ~(1U << (cap % 32));
+	return syscall(SYS_capset, &h, d) ? -errno : 0;
+}
+
+char t_proc_state(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+int t_threads_call(int fd, pid_t pid, struct stackinfo_threads *a,
+		   struct stackinfo_query *arr, uint32_t n)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->pid = (uint32_t)pid;
+	a->count = n;
+	a->entries = (uint64_t)(uintptr_t)arr;
+	a->entry_size = sizeof(*arr);
+	return ioctl(fd, STACKINFO_IOC_QUERY_THREADS, a) ? -errno : 0;
+}
+
+#if defined(__x86_64__)
+/* Sleep on p->word with the SP at p->sp; nothing touches the stack. */
+static void park(struct t_parked *p)
+{
+	long ret;
+
+	__asm__ volatile("xor %%r10d, %%r10d\n\t"	/* no timeout */
+			 "mov %%rsp, %%r12\n\t"
+			 "mov %[sp], %%rsp\n\t"
+			 "syscall\n\t"
+			 "mov %%r12, %%rsp"
+			 : "=a"(ret)
+			 : "a"((long)SYS_futex), "D"(&p->word),
+			   "S"((long)FUTEX_WAIT), "d"(0L), [sp] "r"(p->sp)
+			 : "rcx", "r11", "r12", "r10", "memory");
+	(void)ret;
+}
+
+static void *parked_thread(void *arg)
+{
+	struct t_parked *p = arg;
+	sigset_t all;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	__atomic_store_n(&p->tid, t_gettid(), __ATOMIC_RELEASE);
+	while (!p->word)
+		park(p);
+	return NULL;
+}
+
+int t_park(struct t_parked *p, uint64_t sp)
+{
+	memset(p, 0, sizeof(*p));
+	p->sp = sp;
+	if (pthread_create(&p->th, NULL, parked_thread, p))
+		return -EAGAIN;
+	while (!__atomic_load_n(&p->tid, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	return t_wait_sleeping(p->tid);
+}
+
+void t_unpark(struct t_parked *p)
+{
+	p->word = 1;
+	syscall(SYS_futex, &p->word, FUTEX_WAKE, 1, NULL, NULL, 0);
+	pthread_join(p->th, NULL);
+}
+#else
+int t_park(struct t_parked *p, uint64_t sp)
+{
+	memset(p, 0, sizeof(*p));
+	p->sp = sp;
+	return -ENOSYS;
+}
+
+void t_unpark(struct t_parked *p)
+{
+	(void)p;
+}
+#endif
+
+int t_edge_sps(struct t_edge e[T_EDGES])
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char *base;
+	uint64_t a, b;
+	int n = 0;
+
+	/* [a, a+p) mapped, [a+p, a+3p) a gap, [b, b+p) mapped, then a gap */
+	base = mmap(NULL, 6 * page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (base == MAP_FAILED)
+		return 0;
+	munmap(base, 6 * page);
+	a = (uintptr_t)base;
+	b = a + 3 * page;
+	if (mmap((void *)a, page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+		 -1, 0) != (void *)a ||
+	    mmap((void *)b, page, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0) != (void *)b)
+		return 0;
+	e[n++] = (struct t_edge){ b - 1, "last byte of a gap" };
+	e[n++] = (struct t_edge){ a + page, "first byte of a gap" };
+	e[n++] = (struct t_edge){ b, "first byte of a mapping" };
+	e[n++] = (struct t_edge){ b + page - 8, "last word of a mapping" };
+	e[n++] = (struct t_edge){ b + page - 1, "last byte of a mapping" };
+	e[n++] = (struct t_edge){ b + page, "first byte above a mapping" };
+	e[n++] = (struct t_edge){ 0, "zero" };
+	e[n++] = (struct t_edge){ 0xffff888000000000ULL, "a kernel address" };
+	e[n++] = (struct t_edge){ 0x0000800000000000ULL, "the first non-canonical" };
+	e[n++] = (struct t_edge){ 0x00ff000000000000ULL, "non-canonical" };
+	e[n++] = (struct t_edge){ ~0ULL, "all ones" };
+	return n;
+}
+
+void t_ioctl_expect(int fd, const char *what, unsigned long cmd, void *arg, size_t len,
+		    int want)
+{
+	unsigned char *before = NULL;
+	int ret, err;
+
+	if (len) {
+		before = malloc(len);
+		memcpy(before, arg, len);
+	}
+	errno = 0;
+	ret = ioctl(fd, cmd, arg);
+	err = errno;
+	CHECK(ret == -1 && err == want, "%s: ret %d errno %d (%s), want %d (%s)",
+	      what, ret, err, strerror(err), want, strerror(want));
+	if (len)
+		CHECK(!memcmp(before, arg, len), "%s: argument changed", what);
+	free(before);
+}
+
+void t_query_fill(struct stackinfo_query *q, uint64_t size)
+{
+	memset(q, 0, sizeof(*q));
+	q->size = size;
+}
+
+void t_bad_query(int fd, pid_t tid)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	struct stackinfo_query q;
+	unsigned char *big, *two;
+	int err;
+
+	/* sizes */
+	t_query_fill(&q, 0);
+	t_ioctl_expect(fd, "size 0", STACKINFO_IOC_QUERY, &q, sizeof(q), EINVAL);
+	t_query_fill(&q, 8);
+	t_ioctl_expect(fd, "size 8", STACKINFO_IOC_QUERY, &q, sizeof(q), EINVAL);
+	t_query_fill(&q, STACKINFO_QUERY_SIZE_VER0 - 8);
+	t_ioctl_expect(fd, "size VER0-8", STACKINFO_IOC_QUERY, &q, sizeof(q), EINVAL);
+	t_query_fill(&q, STACKINFO_QUERY_SIZE_VER0 - 1);
+	t_ioctl_expect(fd, "size VER0-1", STACKINFO_IOC_QUERY, &q, sizeof(q), EINVAL);
+
+	big = calloc(1, 2 * page);
+	memcpy(big, &(uint64_t){ page + 1 }, 8);
+	t_ioctl_expect(fd, "size PAGE_SIZE+1", STACKINFO_IOC_QUERY, big, 2 * page, E2BIG);
+	memcpy(big, &(uint64_t){ UINT64_MAX }, 8);
+	t_ioctl_expect(fd, "size ~0", STACKINFO_IOC_QUERY, big, 2 * page, E2BIG);
+
+	/* a larger struct: zero tail accepted, non-zero tail refused */
+	memset(big, 0, 2 * page);
+	memcpy(big, &(uint64_t){ page }, 8);
+	CHECK(!ioctl(fd, STACKINFO_IOC_QUERY, big), "size PAGE_SIZE zero tail: %s",
+	      strerror(errno));
+	memcpy(&q, big, sizeof(q));
+	CHECK(q.valid & STACKINFO_VALID_SP_VMA, "size PAGE_SIZE: no answer");
+	CHECK(big[sizeof(q)] == 0 && big[page - 1] == 0, "tail written");
+	memset(big, 0, 2 * page);
+	memcpy(big, &(uint64_t){ sizeof(q) + 8 }, 8);
+	big[sizeof(q) + 7] = 1;
+	t_ioctl_expect(fd, "non-zero tail", STACKINFO_IOC_QUERY, big, 2 * page, E2BIG);
+
+	/* in fields */
+	t_query_fill(&q, sizeof(q));
+	q.reserved = 1;
+	t_ioctl_expect(fd, "reserved", STACKINFO_IOC_QUERY, &q, sizeof(q), EINVAL);
+	t_query_fill(&q, sizeof(q));
+	q.query_flags = 1ULL << 1;
+	t_ioctl_expect(fd, "flag bit 1", STACKINFO_IOC_QUERY, &q, sizeof(q), EINVAL);
+	t_query_fill(&q, sizeof(q));
+	q.query_flags = 1ULL << 63;
+	t_ioctl_expect(fd, "flag bit 63", STACKINFO_IOC_QUERY, &q, sizeof(q), EINVAL);
+	t_query_fill(&q, sizeof(q));
+	q.query_flags = ~0ULL;
+	t_ioctl_expect(fd, "all flags", STACKINFO_IOC_QUERY, &q, sizeof(q), EINVAL);
+
+	t_query_fill(&q, STACKINFO_QUERY_SIZE_VER0);
+	q.query_flags = STACKINFO_QUERY_PROOF_FD;
+	t_ioctl_expect(fd, "proof flag in a VER0 struct", STACKINFO_IOC_QUERY, &q, sizeof(q), EINVAL);
+	t_query_fill(&q, sizeof(q));
+	q.reserved1 = 1;
+	t_ioctl_expect(fd, "reserved1", STACKINFO_IOC_QUERY, &q, sizeof(q), EINVAL);
+
+	/* pointers */
+	t_ioctl_expect(fd, "NULL", STACKINFO_IOC_QUERY, NULL, 0, EFAULT);
+	t_ioctl_expect(fd, "pointer 1", STACKINFO_IOC_QUERY, (void *)1, 0, EFAULT);
+	t_ioctl_expect(fd, "kernel pointer", STACKINFO_IOC_QUERY,
+	       (void *)0xffff888000000000UL, 0, EFAULT);
+	two = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(two != MAP_FAILED, "mmap");
+	munmap(two + page, page);
+	/* size readable, the rest of the struct runs into an unmapped page */
+	memset(two + page - 16, 0, 16);
+	memcpy(two + page - 16, &(uint64_t){ sizeof(q) }, 8);
+	t_ioctl_expect(fd, "struct across unmapped page", STACKINFO_IOC_QUERY,
+	       two + page - 16, 16, EFAULT);
+	/* a valid request in read-only memory: the answer cannot be written */
+	memset(two, 0, page);
+	memcpy(two, &(uint64_t){ sizeof(q) }, 8);
+	mprotect(two, page, PROT_READ);
+	t_ioctl_expect(fd, "read-only struct", STACKINFO_IOC_QUERY, two, sizeof(q), EFAULT);
+	munmap(two, page);
+	t_ioctl_expect(fd, "unmapped struct", STACKINFO_IOC_QUERY, two, 0, EFAULT);
+
+	/* commands */
+	t_query_fill(&q, sizeof(q));
+	t_ioctl_expect(fd, "unknown nr", _IOWR(STACKINFO_IOC_MAGIC, 0x7f, struct stackinfo_query),
+	       &q, sizeof(q), ENOTTY);
+	/*
+	 * the size bits are the caller's header's: a command built with any
+	 * size reaches the handler, which reads the struct's own size (an
+	 * older binary's VER0 command, a newer one's larger struct)
+	 */
+	{
+		static const unsigned long cmds[] = {
+			_IOWR(STACKINFO_IOC_MAGIC, 0x01, char[STACKINFO_QUERY_SIZE_VER0]),
+			_IOWR(STACKINFO_IOC_MAGIC, 0x01, char[STACKINFO_QUERY_SIZE_VER1 + 64]),
+			_IOWR(STACKINFO_IOC_MAGIC, 0x01, uint64_t),
+		};
+		unsigned int i;
+
+		for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+			t_query_fill(&q, sizeof(q));
+			err = ioctl(fd, cmds[i], &q) ? -errno : 0;
+			CHECK(!err && q.out_tid == (uint32_t)tid,
+			      "command %#lx: %s", cmds[i], strerror(-err));
+		}
+	}
+	t_ioctl_expect(fd, "_IOR", _IOR(STACKINFO_IOC_MAGIC, 0x01, struct stackinfo_query), &q,
+	       sizeof(q), ENOTTY);
+	t_ioctl_expect(fd, "other magic", _IOWR('f', 0x01, struct stackinfo_query), &q,
+	       sizeof(q), ENOTTY);
+	free(big);
+}
+
+int t_intree_open(const char *proc, pid_t pid, pid_t tid)
+{
+	char file[64];
+
+	if (!tid)
+		return proc_open_at(proc, pid, "stackinfo");
+	snprintf(file, sizeof(file), "task/%d/stackinfo", (int)tid);
+	return proc_open_at(proc, pid, file);
+}
+
+bool t_intree_missing(void)
+{
+	if (!access("/proc/self/stackinfo", F_OK))
+		return false;
+	printf("no /proc/self/stackinfo: the kernel has no in-tree stackinfo "
+	       "(CONFIG_PROC_STACKINFO)\n");
+	return true;
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	return *(const pid_t *)a - *(const pid_t *)b;
+}
+
+int t_task_tids(pid_t pid, pid_t *tids, int max)
+{
+	char path[64];
+	struct dirent *d;
+	DIR *dir;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	dir = opendir(path);
+	if (!dir)
+		return -errno;
+	while ((d = readdir(dir)) && (!tids || n < max)) {
+		if (d->d_name[0] < '1' || d->d_name[0] > '9')
+			continue;
+		if (tids)
+			tids[n] = atoi(d->d_name);
+		n++;
+	}
+	closedir(dir);
+	if (tids)
+		qsort(tids, n, sizeof(*tids), cmp_pid);
+	return n;
+}
+
+bool t_query_same(const struct stackinfo_query *a, const struct stackinfo_query *b,
+		  unsigned int how, char *why, size_t size)
+{
+	uint64_t vmask = (how & T_CMP_TEXT) ? ~(uint64_t)STACKINFO_VMA_GROWSDOWN : ~0ULL;
+	uint32_t fmask = (how & T_CMP_TEXT) ? STACKINFO_THREAD_MAIN : ~0U;
+	const struct {
+		const char *name;
+		uint64_t a, b;
+	} f[] = {
+#define T_F(x, m) { #x, a->x & (m), b->x & (m) }
+		T_F(valid, ~0ULL),
+		T_F(out_tid, ~0ULL),
+		T_F(tgid, ~0ULL),
+		T_F(thread_flags, fmask),
+		T_F(map_count, ~0ULL),
+		T_F(start_stack, ~0ULL),
+		T_F(main_vma_start, ~0ULL),
+		T_F(main_vma_end, ~0ULL),
+		T_F(main_vma_flags, vmask),
+		T_F(main_prev_end, ~0ULL),
+		T_F(sp, (how & T_CMP_NO_SP) ? 0 : ~0ULL),
+		T_F(sp_vma_start, ~0ULL),
+		T_F(sp_vma_end, ~0ULL),
+		T_F(sp_vma_flags, vmask),
+		T_F(sp_prev_end, ~0ULL),
+		T_F(sp_guard_start, ~0ULL),
+		T_F(sp_guard_end, ~0ULL),
+		T_F(rlim_stack_cur, ~0ULL),
+		T_F(rlim_stack_max, ~0ULL),
+		T_F(guard_gap, ~0ULL),
+#undef T_F
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		if (f[i].a != f[i].b) {
+			snprintf(why, size, "%s %#llx vs %#llx", f[i].name,
+				 (unsigned long long)f[i].a, (unsigned long long)f[i].b);
+			return false;
+		}
+	}
+	return true;
+}
+
+void t_targets_spawn(struct t_targets *t, uid_t user)
+{
+	int i;
+
+	t->root_proc = t_spawn_sleeper(0, 0);
+	t->user_proc = t_spawn_sleeper(user, 0);
+	t->user_proc2 = t_spawn_sleeper(user, 0);
+	t->nondumpable = t_spawn_sleeper(user, 1);
+	t->zombie = fork();
+	if (t->zombie == 0)
+		_exit(0);
+	CHECK(t->root_proc > 0 && t->user_proc > 0 && t->user_proc2 > 0 && t->nondumpable > 0 &&
+	      t->zombie > 0, "fork");
+	for (i = 0; i < 1000 && t_proc_state(t->zombie) != 'Z'; i++)
+		usleep(1000);
+	CHECK_EQ(t_proc_state(t->zombie), 'Z');
+	/* a pid nothing has: just below the zombie's, searched downwards */
+	for (t->free_pid = t->zombie + 1000; t->free_pid > 300; t->free_pid--)
+		if (kill(t->free_pid, 0) && errno == ESRCH)
+			break;
+}
+
+void t_targets_reap(struct t_targets *t)
+{
+	t_reap(t->root_proc);
+	t_reap(t->user_proc);
+	t_reap(t->user_proc2);
+	t_reap(t->nondumpable);
+	if (t->zombie > 0)
+		waitpid(t->zombie, NULL, 0);
+}
+
+pid_t t_seize_child(const char *caller)
+{
+	pid_t tracee = t_spawn_sleeper(0, 0);
+
+	CHECK(tracee > 0, "fork tracee");
+	if (tracee <= 0)
+		return 0;
+	if (ptrace(PTRACE_SEIZE, tracee, 0, 0)) {
+		/* Yama's scope 2 refuses it: then there is no tracer to test */
+		printf("cell: %-28s %-22s PTRACE_SEIZE refused by the kernel: %s\n", caller,
+		       "its child", strerror(errno));
+		t_reap(tracee);
+		return 0;
+	}
+	return tracee;
+}
+
+int t_each_yama_scope(void (*fn)(void *arg, const char *scope), void *arg)
+{
+	int scope = t_yama_scope(), i;
+	char name[32];
+
+	if (scope < 0) {
+		fn(arg, "");
+		return scope;
+	}
+	for (i = 0; i <= 2; i++) {
+		CHECK(!t_set_yama_scope(i), "ptrace_scope %d", i);
+		snprintf(name, sizeof(name), ", Yama scope %d", i);
+		fn(arg, name);
+	}
+	CHECK(!t_set_yama_scope(scope), "restore ptrace_scope %d", scope);
+	return scope;
+}
+
+int t_execer_spawn(struct t_execer *e, const char *prog)
+{
+	int p[2];
+	char c;
+
+	e->prog = prog;
+	if (pipe(p))
+		return -errno;
+	e->pid = fork();
+	if (e->pid == 0) {
+		close(p[1]);
+		if (read(p[0], &c, 1) != 1)
+			_exit(1);
+		execl(prog, prog, "1", (char *)NULL);
+		_exit(127);
+	}
+	close(p[0]);
+	if (e->pid < 0) {
+		close(p[1]);
+		return -errno;
+	}
+	e->go = p[1];
+	return 0;
+}
+
+int t_execer_go(struct t_execer *e)
+{
+	char c = 0, exe[256], path[64];
+	int i, ok;
+
+	ok = write(e->go, &c, 1) == 1;
+	close(e->go);
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)e->pid);
+	for (i = 0; ok && i < 500; i++) {
+		ssize_t n = readlink(path, exe, sizeof(exe) - 1);
+
+		if (n < 0 && errno == EACCES)
+			return 0; /* a setuid exec: we may no longer look */
+		if (n > 0) {
+			exe[n] = '\0';
+			if (!strcmp(exe, e->prog))
+				return 0;
+		}
+		usleep(10000);
+	}
+	return -ETIMEDOUT;
+}
+
+void t_each_target(const struct t_targets *t,
+		   void (*fn)(void *ctx, const char *tname, pid_t pid, enum t_kind kind),
+		   void *ctx)
+{
+	pid_t sharer = t_spawn_clone_vm();
+
+	fn(ctx, "itself", getpid(), T_OWN);
+	fn(ctx, "root process", t->root_proc, T_PROC);
+	fn(ctx, "uid-1000 process", t->user_proc, T_PROC);
+	fn(ctx, "uid-1000 non-dumpable", t->nondumpable, T_PROC);
+	fn(ctx, "init", 1, T_PROC);
+	fn(ctx, "kthreadd", 2, T_KTHREAD);
+	fn(ctx, "zombie", t->zombie, T_ZOMBIE);
+	fn(ctx, "free pid", t->free_pid, T_FREE);
+	CHECK(sharer > 0, "clone(CLONE_VM): %s", strerror(errno));
+	if (sharer > 0) {
+		fn(ctx, "its CLONE_VM child", sharer, T_PROC);
+		t_reap(sharer);
+	}
+}
+
+pid_t t_in_new_pidns(void (*fn)(void *), void *arg)
+{
+	pid_t child;
+	int p[2];
+	char c;
+
+	CHECK(!unshare(CLONE_NEWPID), "unshare: %s", strerror(errno));
+	if (pipe(p))
+		return -1;
+	fflush(stdout);
+	child = fork();
+	if (child == 0) {
+		close(p[0]);
+		t_failures = 0;
+		if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+		    mount("proc", "/proc", "proc", 0, NULL))
+			_exit(2);
+		fn(arg);
+		fflush(stdout);
+		c = t_failures ? 'x' : 'k';
+		if (write(p[1], &c, 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(p[1]);
+	CHECK(child > 0, "fork into the new namespace");
+	CHECK(child > 0 && read(p[0], &c, 1) == 1 && c == 'k', "inside the new pid namespace");
+	close(p[0]);
+	return child;
 }

@@ -74,6 +74,9 @@ int si_open(void);
 int proc_open(pid_t pid, const char *file);
 /* Can /proc/<pid>/<file> be opened and read? 0 or -errno (the kernel's). */
 int proc_readable(pid_t pid, const char *file);
+/* The same on the proc mount at @proc (NULL: /proc). */
+int proc_open_at(const char *proc, pid_t pid, const char *file);
+int proc_readable_at(const char *proc, pid_t pid, const char *file);
 
 /*
  * /proc/stackinfo's text parsed back into a query's out fields (valid bits
@@ -126,5 +129,162 @@ void t_in_child(const char *what, int (*fn)(void));
 int t_count_fds(void);
 /* Wait (up to 5 s) until thread @tid of this process sleeps: 0 or -ETIMEDOUT. */
 int t_wait_sleeping(pid_t tid);
+
+/*
+ * The in-tree files (CONFIG_PROC_STACKINFO): open @proc/<pid>/stackinfo
+ * (tid 0) or @proc/<pid>/task/<tid>/stackinfo, @proc NULL for /proc: the fd
+ * or -errno.
+ */
+int t_intree_open(const char *proc, pid_t pid, pid_t tid);
+/* Is /proc/self/stackinfo missing (the kernel has no in-tree files)? Says so. */
+bool t_intree_missing(void);
+/*
+ * The tids of /proc/<pid>/task, ascending: their number (at most @max) or
+ * -errno; @tids NULL: only how many there are.
+ */
+int t_task_tids(pid_t pid, pid_t *tids, int max);
+
+#define T_CMP_TEXT	1	/* @a is text: no GROWSDOWN, no thread flag but MAIN */
+#define T_CMP_NO_SP	2	/* not the SP itself: a thread asking about itself moves */
+/*
+ * The out fields of two answers for one thread (valid bits, ids, flags,
+ * counts, addresses): true when the same, else @why names the first that
+ * differs.
+ */
+bool t_query_same(const struct stackinfo_query *a, const struct stackinfo_query *b,
+		  unsigned int how, char *why, size_t size);
+
+/* t_query_same() as a CHECK: @who and @what say which answers. */
+#define CHECK_SAME(a, b, how, who, what)					\
+	do {									\
+		char why_[128];							\
+		CHECK(t_query_same(a, b, how, why_, sizeof(why_)), "%s: %s: %s",	\
+		      who, what, why_);						\
+	} while (0)
+
+/* ioctl(@fd, @cmd, @arg) must fail with @want and leave @len bytes of @arg unchanged. */
+void t_ioctl_expect(int fd, const char *what, unsigned long cmd, void *arg, size_t len,
+		    int want);
+/* Zero @q and set its size. */
+void t_query_fill(struct stackinfo_query *q, uint64_t size);
+/*
+ * What STACKINFO_IOC_QUERY on @fd must refuse, whatever file @fd is:
+ * sizes, a non-zero tail, reserved fields and unknown flags, bad pointers,
+ * unknown commands; and the command with other size bits still answers
+ * (tid 0: @tid, the thread @fd's file answers for by default).
+ */
+void t_bad_query(int fd, pid_t tid);
+
+/* ---- processes and threads to ask about ---- */
+
+/*
+ * A child that waits in pause() to be asked about, as @uid (0: stays
+ * root), dumpable or not; it dies with its parent. Its pid or -1.
+ */
+pid_t t_spawn_sleeper(uid_t uid, int nondumpable);
+/* SIGKILL @pid and reap it (nothing for pid <= 0). */
+void t_reap(pid_t pid);
+/* A clone(CLONE_VM) child sharing our mm (not a thread), in pause(). */
+pid_t t_spawn_clone_vm(void);
+/* Run @fn(@arg) in a forked child and count its failures as ours. */
+void t_in_child_arg(const char *what, void (*fn)(void *), void *arg);
+/* Become @uid (gid too), dumpable again as a login's children are; _exit(1) if not. */
+void t_become_user(uid_t uid);
+/* Clear capability @cap from the effective set: 0 or -errno. */
+int t_drop_effective_cap(int cap);
+/* The state letter of /proc/<pid>/stat ('Z', 'S', ...), 0 if unreadable. */
+char t_proc_state(pid_t pid);
+/* STACKINFO_IOC_QUERY_THREADS on @fd for @pid into @arr of @n: 0 or -errno. */
+int t_threads_call(int fd, pid_t pid, struct stackinfo_threads *a,
+		   struct stackinfo_query *arr, uint32_t n);
+
+/* Processes to ask about, children of the caller that die with it. */
+struct t_targets {
+	pid_t root_proc;	/* root, dumpable */
+	pid_t user_proc;	/* @user, dumpable */
+	pid_t user_proc2;	/* another of @user */
+	pid_t nondumpable;	/* @user, not dumpable */
+	pid_t zombie;		/* exited, not reaped */
+	pid_t free_pid;		/* a pid nothing has */
+};
+/*
+ * unshare(CLONE_NEWPID) (the calling process is given up to it: call it
+ * in a child of the test) and fork pid 1 of the new namespace, which
+ * mounts its own /proc in its own mount namespace and runs @fn(@arg): its
+ * CHECKs count as the caller's. Returns that child's pid as the caller
+ * sees it, alive (pause()) for questions from outside (t_reap() it), or
+ * -1.
+ */
+pid_t t_in_new_pidns(void (*fn)(void *), void *arg);
+
+/* What a target is, for what the kernel says about it. */
+enum t_kind { T_PROC, T_OWN, T_KTHREAD, T_ZOMBIE, T_FREE };
+/*
+ * @fn(@ctx, name, pid, kind) for each target of an access matrix, in
+ * turn: the caller itself, @t's processes, init, kthreadd, a
+ * clone(CLONE_VM) child of the caller (spawned for it, reaped after).
+ */
+void t_each_target(const struct t_targets *t,
+		   void (*fn)(void *ctx, const char *tname, pid_t pid, enum t_kind kind),
+		   void *ctx);
+/* Spawn them (failures are CHECKs); reap them. */
+void t_targets_spawn(struct t_targets *t, uid_t user);
+void t_targets_reap(struct t_targets *t);
+/*
+ * Fork a sleeping child and PTRACE_SEIZE it: its pid, or 0 where the
+ * kernel refuses (Yama's scope 2), said in a "cell:" line for @caller.
+ */
+pid_t t_seize_child(const char *caller);
+/* A child that execs @prog ("@prog 1": thread-sleeper's usage) when told. */
+struct t_execer {
+	pid_t pid;
+	int go;			/* the pipe's write end */
+	const char *prog;
+};
+/* Fork it: 0 or -errno. */
+int t_execer_spawn(struct t_execer *e, const char *prog);
+/*
+ * Tell it to exec, and wait (up to 5 s) until /proc/<pid>/exe names @prog
+ * or is refused to us (a setuid exec): 0 or -ETIMEDOUT.
+ */
+int t_execer_go(struct t_execer *e);
+
+/*
+ * @fn(@arg, label) under Yama's ptrace_scope 0, 1 and 2 in turn (label
+ * ", Yama scope N"), the scope restored after; once with "" where the
+ * kernel has no Yama. The scope found, -1 without Yama.
+ */
+int t_each_yama_scope(void (*fn)(void *arg, const char *scope), void *arg);
+
+/*
+ * A thread parked with its stack pointer at @sp (x86-64 only): it blocks
+ * all signals, moves its SP and sleeps in a raw futex wait without
+ * touching the stack, so the kernel's saved SP is exactly @sp.
+ */
+struct t_parked {
+	uint64_t sp;		/* where to put the SP */
+	volatile int word;	/* futex: 0 while it should sleep */
+	pid_t tid;
+	pthread_t th;
+};
+/* Start it and wait until it sleeps: 0, -ETIMEDOUT, -ENOSYS (not x86-64). */
+int t_park(struct t_parked *p, uint64_t sp);
+/* Wake it and join it. */
+void t_unpark(struct t_parked *p);
+
+/* An SP to park a thread at, and what it is. */
+struct t_edge {
+	uint64_t sp;
+	const char *what;
+};
+#define T_EDGES 11
+/*
+ * Map a page, leave a two-page gap, map a page with a gap above it, and
+ * list the SPs on their edges: the last byte of a gap (6.1's
+ * vma_find(addr + 1) once answered with the mapping above it), the first
+ * and last byte of a mapping, the first byte above one, 0, a kernel
+ * address and non-canonical ones. The count, 0 (errno set) if mmap fails.
+ */
+int t_edge_sps(struct t_edge e[T_EDGES]);
 
 #endif
