@@ -162,6 +162,9 @@ commit 4-docs.txt
 
 # 5: the kselftest
 cp "$top/kernel/selftests/proc-stackinfo.c" "$work/tools/testing/selftests/proc/proc-stackinfo.c"
+# its <linux/stackinfo.h> is the tree's own (make headers)
+printf '%s\n' 'CFLAGS += $(KHDR_INCLUDES)' >"$work/sel.txt"
+insert_after tools/testing/selftests/proc/Makefile '^CFLAGS \+= \$\(TOOLS_INCLUDES\)$' "$work/sel.txt"
 printf '%s\n' 'TEST_GEN_PROGS += proc-stackinfo' >"$work/sel.txt"
 insert_after tools/testing/selftests/proc/Makefile '^TEST_GEN_PROGS \+= proc-self-wchan$' "$work/sel.txt"
 printf '%s\n' '/proc-stackinfo' >"$work/sel.txt"
