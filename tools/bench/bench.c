@@ -41,6 +41,7 @@
 #include "libstackinfo.h"
 
 #define PRELOAD "/usr/lib/libstackinfo-preload.so"
+#define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 enum method {
 	M_NULL, M_IOCTL_REJECT, M_GLIBC_MAIN, M_GLIBC_OTHER, M_LIB_MODULE,
@@ -1061,10 +1062,154 @@ static void run_foreign(int n)
 	foreign_proof = proc_open_mem(foreign_pid);
 	printf("\nAnother process (a child, %d threads): one round of each in turn, medians of %d turns\n",
 	       FOREIGN_THREADS, n);
-	run_turns("foreign", "x own query", foreign_methods,
-		  sizeof(foreign_methods) / sizeof(foreign_methods[0]), n, FOREIGN_THREADS);
+	run_turns("foreign", "x own query", foreign_methods, NELEM(foreign_methods), n,
+		  FOREIGN_THREADS);
 	close(foreign_proof);
 	reap(foreign_pid);
+}
+
+/*
+ * ---- the in-tree file: /proc/<pid>/stackinfo (CONFIG_PROC_STACKINFO) ----
+ *
+ * Its open is the proof (maps' check, once), so a query through an open
+ * one is the ioctl alone, where the module asks the kernel each time (it
+ * opens <tid>/maps and reads <tid>/syscall). The SP still goes only to
+ * who passes syscall's check at the ioctl, as the file's read does. Each
+ * table is rotating turns, every row x getppid of its own turn.
+ */
+#define INTREE_SWEEP_THREADS 1000
+#define INTREE_SWEEP_MAPS 3000	/* extra mappings (set_maps) in that child */
+
+static int intree_fd = -1;	/* /proc/self/stackinfo, or the child's */
+static pid_t intree_tid;	/* the thread asked about */
+static char intree_path[64];	/* the child's /proc/<pid>/stackinfo */
+static struct stackinfo_query *intree_buf;
+static pid_t *intree_tids;
+static int intree_n;		/* the child's threads */
+
+static int open_stackinfo(pid_t pid)
+{
+	char path[64];
+	int f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stackinfo", (int)pid);
+	f = open(path, O_RDONLY | O_CLOEXEC);
+	if (f < 0)
+		die(path);
+	return f;
+}
+
+static int i_null(void) { return call(M_NULL); }
+static int i_kept(void) { return query_on(intree_fd, intree_tid, 0, -1); }
+
+/* What a one-shot tool pays: open, ioctl, close. */
+static int i_oneshot(void)
+{
+	int f = open(intree_path, O_RDONLY | O_CLOEXEC), ret;
+
+	if (f < 0)
+		return -1;
+	ret = query_on(f, intree_tid, 0, -1);
+	close(f);
+	return ret;
+}
+
+static int i_batch(void)
+{
+	return batch_on(intree_fd, 0, -1, intree_buf, INTREE_SWEEP_THREADS + 8,
+			(uint32_t)intree_n);
+}
+
+static int i_module_batch(void)
+{
+	return batch_on(fd, foreign_pid, -1, intree_buf, INTREE_SWEEP_THREADS + 8,
+			(uint32_t)intree_n);
+}
+
+static int i_files(void)
+{
+	return read_task_files(foreign_pid, intree_tids, intree_n, "stackinfo");
+}
+
+static int i_maps(void)
+{
+	return read_task_files(foreign_pid, intree_tids, intree_n, "maps");
+}
+
+static const struct turn_method intree_self[] = {
+	{ i_null, "null", "getppid (floor)", 0, 0 },
+	{ i_kept, "intree", "in-tree ioctl, kept fd, tid = gettid()", 0, 2 },
+	{ f_self, "module", "module ioctl, tid 0", 0, 0 },
+};
+
+static const struct turn_method intree_other[] = {
+	{ i_null, "null", "getppid (floor)", 0, 0 },
+	{ i_kept, "intree", "in-tree ioctl, kept fd of /proc/<pid>/stackinfo", 0, 2 },
+	{ f_plain, "module", "module ioctl (the kernel's check each time)", 0, 0 },
+	{ i_oneshot, "intree_oneshot", "in-tree open + ioctl + close", 0, 2 },
+	{ i_batch, "intree_batch", "in-tree batch, kept fd", 1, 5 },
+	{ f_batch, "module_batch", "module batch (the kernel's check)", 1, 0 },
+};
+
+static const struct turn_method intree_sweep[] = {
+	{ i_null, "null", "getppid (floor)", 0, 0 },
+	{ i_files, "task_stackinfo", "read task/<tid>/stackinfo each", 1, 2 },
+	{ i_maps, "task_maps", "read task/<tid>/maps each", 1, 0 },
+	{ i_batch, "intree_batch", "in-tree batch, /proc/<pid>/stackinfo", 1, 2 },
+	{ i_module_batch, "module_batch", "module batch (the kernel's check)", 1, 2 },
+};
+
+static void run_intree(int n)
+{
+	enum { CAP = INTREE_SWEEP_THREADS + 8 };
+	struct stackinfo_query q = { .size = sizeof(q) };
+	int i;
+
+	if (access("/proc/self/stackinfo", F_OK)) {
+		printf("\nIn-tree /proc/<pid>/stackinfo: skipped (no /proc/self/stackinfo: not CONFIG_PROC_STACKINFO)\n");
+		printf("RATIO,intree,skipped\n");
+		fflush(stdout);
+		return;
+	}
+	intree_buf = calloc(CAP, sizeof(*intree_buf));
+	intree_tids = calloc(CAP, sizeof(*intree_tids));
+	if (!intree_buf || !intree_tids)
+		die("calloc");
+
+	intree_fd = open_stackinfo(getpid());
+	intree_tid = gettid();
+	printf("\nIn-tree file, own thread: one round of each in turn, medians of %d turns\n", n);
+	run_turns("intree_self", "x getppid", intree_self, NELEM(intree_self), n, 1);
+	close(intree_fd);
+
+	foreign_pid = spawn_sleepers(FOREIGN_THREADS, 0, 0);
+	intree_fd = open_stackinfo(foreign_pid);
+	intree_tid = foreign_pid;
+	intree_n = FOREIGN_THREADS;
+	snprintf(intree_path, sizeof(intree_path), "/proc/%d/stackinfo", (int)foreign_pid);
+	printf("\nIn-tree file, another process (a child, %d threads, its main thread asked about): medians of %d turns\n",
+	       FOREIGN_THREADS, n);
+	run_turns("intree_other", "x getppid", intree_other, NELEM(intree_other), n, FOREIGN_THREADS);
+	close(intree_fd);
+	reap(foreign_pid);
+
+	foreign_pid = spawn_sleepers(INTREE_SWEEP_THREADS, INTREE_SWEEP_MAPS, 64 << 10);
+	intree_fd = open_stackinfo(foreign_pid);
+	intree_n = INTREE_SWEEP_THREADS;
+	if (i_batch())	/* the thread ids, as run_sweep takes them */
+		die("in-tree batch");
+	for (i = 0; i < intree_n; i++)
+		intree_tids[i] = intree_buf[i].out_tid;
+	if (ioctl(intree_fd, STACKINFO_IOC_QUERY, &q))
+		die("in-tree query");
+	printf("\nIn-tree file, every thread of a child of %d threads, %u mappings (%d extra, 64 KiB stacks): µs per sweep, medians of %d turns\n",
+	       intree_n, q.map_count, INTREE_SWEEP_MAPS, n);
+	printf("RATIO,intree_sweep_shape,%d,%u\n", intree_n, q.map_count);
+	run_turns("intree_sweep", "x getppid", intree_sweep, NELEM(intree_sweep), n, intree_n);
+	close(intree_fd);
+	reap(foreign_pid);
+	free(intree_buf);
+	free(intree_tids);
 }
 
 static void run_ratios(int n)
@@ -1084,6 +1229,7 @@ static void run_ratios(int n)
 	ratios_churn(n, have_locked);
 	ratios_threads(n, have_locked);
 	run_foreign(n);
+	run_intree(n);
 }
 
 /* LD_PRELOAD child: the interposed call on the main and another thread. */
