@@ -16,7 +16,10 @@
  * (µs per call of each). "RATIO," lines carry them. Where the module has
  * the lock-free path, "ioctl self, mmap_lock" is the same query with the
  * module parameter lockfree=N around its rounds: the locked path of the
- * same module in the same run.
+ * same module in the same run. Where the kernel has the in-tree
+ * /proc/<pid>/stackinfo (CONFIG_PROC_STACKINFO), its queries too, against
+ * the module's: own thread, another process, and every thread of a
+ * process of 1 000 (task/<tid>/stackinfo against task/<tid>/maps).
  *
  * --quick: one small configuration; checks that every method answers, and
  * answers right, and measures nothing (make check's smoke test).
@@ -1046,11 +1049,11 @@ static void run_turns(const char *kind, const char *base, const struct turn_meth
 		printf("  %-42s %10.2f %12.2f %14.2f", tm[i].name, median(us[i], n),
 		       median(us[i], n) / (tm[i].per_thread ? threads : 1), median(x, n));
 		if (tm[i].vs > 0)
-			printf(" %14.2f  (x %s)", median(v, n), tm[tm[i].vs].key);
+			printf(" %14.3g  (x %s)", median(v, n), tm[tm[i].vs].key);
 		printf("\nRATIO,%s,%s,%.4f,%.4f", kind, tm[i].key, median(us[i], n),
 		       median(x, n));
 		if (has_vs && tm[i].vs > 0)
-			printf(",%.4f", median(v, n));
+			printf(",%.6g", median(v, n));
 		printf(has_vs && tm[i].vs <= 0 ? ",\n" : "\n");
 	}
 	fflush(stdout);
@@ -1101,6 +1104,7 @@ static int open_stackinfo(pid_t pid)
 
 static int i_null(void) { return call(M_NULL); }
 static int i_kept(void) { return query_on(intree_fd, intree_tid, 0, -1); }
+static int i_kept0(void) { return query_on(intree_fd, 0, 0, -1); }
 
 /* What a one-shot tool pays: open, ioctl, close. */
 static int i_oneshot(void)
@@ -1138,13 +1142,14 @@ static int i_maps(void)
 
 static const struct turn_method intree_self[] = {
 	{ i_null, "null", "getppid (floor)", 0, 0 },
-	{ i_kept, "intree", "in-tree ioctl, kept fd, tid = gettid()", 0, 2 },
+	{ i_kept, "intree", "in-tree ioctl, kept fd, tid = gettid()", 0, 3 },
+	{ i_kept0, "intree_tid0", "  the same, tid 0 (the file's thread)", 0, 3 },
 	{ f_self, "module", "module ioctl, tid 0", 0, 0 },
 };
 
 static const struct turn_method intree_other[] = {
 	{ i_null, "null", "getppid (floor)", 0, 0 },
-	{ i_kept, "intree", "in-tree ioctl, kept fd of /proc/<pid>/stackinfo", 0, 2 },
+	{ i_kept, "intree", "in-tree ioctl, kept fd", 0, 2 },
 	{ f_plain, "module", "module ioctl (the kernel's check each time)", 0, 0 },
 	{ i_oneshot, "intree_oneshot", "in-tree open + ioctl + close", 0, 2 },
 	{ i_batch, "intree_batch", "in-tree batch, kept fd", 1, 5 },
