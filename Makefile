@@ -9,7 +9,8 @@
 #   make check      every test: host, then in QEMU guests; last line
 #                   "N passed, N failed, N skipped"
 #   make bench      the benchmark in a Debian 6.12 guest: table, CSV, PNG
-#                   plot under build/bench/
+#                   plot under build/bench/ (BENCH_KERNEL=debug-6.12: in
+#                   that guest, with the in-tree /proc/<pid>/stackinfo)
 #   make deps       install the Debian packages all of this needs
 #   make module     stackinfo.ko only; KDIR=/path/to/kernel/build overrides
 #   make install    module (and depmod), library, header, pkg-config file,

@@ -16,7 +16,10 @@
  * (µs per call of each). "RATIO," lines carry them. Where the module has
  * the lock-free path, "ioctl self, mmap_lock" is the same query with the
  * module parameter lockfree=N around its rounds: the locked path of the
- * same module in the same run.
+ * same module in the same run. Where the kernel has the in-tree
+ * /proc/<pid>/stackinfo (CONFIG_PROC_STACKINFO), its queries too, against
+ * the module's: own thread, another process, and every thread of a
+ * process of 1 000 (task/<tid>/stackinfo against task/<tid>/maps).
  *
  * --quick: one small configuration; checks that every method answers, and
  * answers right, and measures nothing (make check's smoke test).
@@ -41,6 +44,7 @@
 #include "libstackinfo.h"
 
 #define PRELOAD "/usr/lib/libstackinfo-preload.so"
+#define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 enum method {
 	M_NULL, M_IOCTL_REJECT, M_GLIBC_MAIN, M_GLIBC_OTHER, M_LIB_MODULE,
@@ -484,15 +488,16 @@ static int sweep_batch(void)
 	return 0;
 }
 
-static int sweep_maps(void)
+/* Open, read to the end and close /proc/@pid/task/<tid>/@file for each tid. */
+static int read_task_files(pid_t pid, const pid_t *tids, int n, const char *file)
 {
 	static char buf[1 << 16];
-	char path[64];
+	char path[80];
 	int i, mfd;
 
-	for (i = 0; i < (int)sweep_n; i++) {
-		snprintf(path, sizeof(path), "/proc/%d/task/%d/maps", (int)getpid(),
-			 (int)sweep_tids[i]);
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/%s", (int)pid,
+			 (int)tids[i], file);
 		mfd = open(path, O_RDONLY | O_CLOEXEC);
 		if (mfd < 0)
 			return -1;
@@ -501,6 +506,11 @@ static int sweep_maps(void)
 		close(mfd);
 	}
 	return 0;
+}
+
+static int sweep_maps(void)
+{
+	return read_task_files(getpid(), sweep_tids, (int)sweep_n, "maps");
 }
 
 static double time_sweep(int (*fn)(void))
@@ -873,38 +883,51 @@ static pid_t foreign_pid;
 static int foreign_proof = -1;
 static struct stackinfo_query foreign_buf[FOREIGN_THREADS + 8];
 
-static int foreign_query(uint64_t flags, int proof)
+/* STACKINFO_IOC_QUERY on @f (the module's file or an in-tree one). */
+static int query_on(int f, pid_t tid, uint64_t flags, int proof)
 {
 	struct stackinfo_query q = {
-		.size = sizeof(q), .tid = (uint32_t)foreign_pid, .query_flags = flags,
+		.size = sizeof(q), .tid = (uint32_t)tid, .query_flags = flags,
 	};
 
 	if (proof >= 0) {
 		q.query_flags |= STACKINFO_QUERY_PROOF_FD;
 		q.proof_fd = proof;
 	}
-	return ioctl(fd, STACKINFO_IOC_QUERY, &q);
+	return ioctl(f, STACKINFO_IOC_QUERY, &q);
 }
 
-static int foreign_batch(int proof)
+/* STACKINFO_IOC_QUERY_THREADS on @f into @buf (@cap entries): @want answers. */
+static int batch_on(int f, pid_t pid, int proof, struct stackinfo_query *buf,
+		    uint32_t cap, uint32_t want)
 {
 	struct stackinfo_threads a = {
-		.size = sizeof(a), .pid = (uint32_t)foreign_pid,
-		.count = FOREIGN_THREADS + 8, .entries = (uintptr_t)foreign_buf,
-		.entry_size = sizeof(foreign_buf[0]),
+		.size = sizeof(a), .pid = (uint32_t)pid, .count = cap,
+		.entries = (uintptr_t)buf, .entry_size = sizeof(*buf),
 	};
 
 	if (proof >= 0) {
 		a.query_flags = STACKINFO_QUERY_PROOF_FD;
 		a.proof_fd = proof;
 	}
-	if (ioctl(fd, STACKINFO_IOC_QUERY_THREADS, &a))
+	if (ioctl(f, STACKINFO_IOC_QUERY_THREADS, &a))
 		return -1;
-	if (a.count != FOREIGN_THREADS) {
+	if (a.count != want) {
 		errno = EPROTO;
 		return -1;
 	}
 	return 0;
+}
+
+static int foreign_query(uint64_t flags, int proof)
+{
+	return query_on(fd, foreign_pid, flags, proof);
+}
+
+static int foreign_batch(int proof)
+{
+	return batch_on(fd, foreign_pid, proof, foreign_buf, FOREIGN_THREADS + 8,
+			FOREIGN_THREADS);
 }
 
 static int f_self(void) { return ioctl_query(0); }
@@ -914,17 +937,21 @@ static int f_proof(void) { return foreign_query(0, foreign_proof); }
 static int f_batch(void) { return foreign_batch(-1); }
 static int f_batch_proof(void) { return foreign_batch(foreign_proof); }
 
-static const struct {
+/* A method timed in rotating turns: fn_round() of it, once a turn. */
+struct turn_method {
 	int (*fn)(void);
 	const char *key, *name;
-	int per_thread;
-} foreign_methods[] = {
-	{ f_self, "self", "query, own thread", 0 },
-	{ f_plain, "other_process", "query, another process (kernel's check)", 0 },
-	{ f_no_sp, "other_process_nosp", "  the same, NO_SP (maps' check only)", 0 },
-	{ f_proof, "other_process_proof", "  the same, with a mem proof fd", 0 },
-	{ f_batch, "batch", "batch of 64 threads (kernel's check)", 1 },
-	{ f_batch_proof, "batch_proof", "  the same, with a mem proof fd", 1 },
+	int per_thread;	/* one call answers for every thread: µs/thread too */
+	int vs;		/* > 0: also x the row of this index, in the same turn */
+};
+
+static const struct turn_method foreign_methods[] = {
+	{ f_self, "self", "query, own thread", 0, 0 },
+	{ f_plain, "other_process", "query, another process (kernel's check)", 0, 0 },
+	{ f_no_sp, "other_process_nosp", "  the same, NO_SP (maps' check only)", 0, 0 },
+	{ f_proof, "other_process_proof", "  the same, with a mem proof fd", 0, 0 },
+	{ f_batch, "batch", "batch of 64 threads (kernel's check)", 1, 0 },
+	{ f_batch_proof, "batch_proof", "  the same, with a mem proof fd", 1, 0 },
 };
 
 static void *foreign_sleeper(void *arg)
@@ -933,6 +960,48 @@ static void *foreign_sleeper(void *arg)
 	for (;;)
 		pause();
 	return NULL;
+}
+
+/*
+ * A child of @threads threads (main included) that sleep, with @maps extra
+ * mappings (set_maps) and, if @stack, threads of that stack size; returns
+ * once they all exist.
+ */
+static pid_t spawn_sleepers(int threads, long maps, size_t stack)
+{
+	int p[2], i;
+	pid_t pid;
+	char c;
+
+	if (pipe(p))
+		die("pipe");
+	pid = fork();
+	if (pid == 0) {
+		pthread_attr_t attr;
+		pthread_t th;
+
+		set_maps(maps);
+		pthread_attr_init(&attr);
+		if (stack)
+			pthread_attr_setstacksize(&attr, stack);
+		for (i = 1; i < threads; i++)
+			if (pthread_create(&th, &attr, foreign_sleeper, NULL))
+				_exit(1);
+		if (write(p[1], "r", 1) != 1)
+			_exit(1);
+		foreign_sleeper(NULL);
+	}
+	if (pid < 0 || read(p[0], &c, 1) != 1)
+		die("child process");
+	close(p[0]);
+	close(p[1]);
+	return pid;
+}
+
+static void reap(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
 }
 
 static double fn_round(int (*fn)(void), double ms)
@@ -949,52 +1018,203 @@ static double fn_round(int (*fn)(void), double ms)
 	return t / n;
 }
 
-static void run_foreign(int n)
+/*
+ * @n turns of one fn_round() of each of the @k methods @tm, the order
+ * rotated each turn; then a line each: µs per call, per thread of
+ * @threads for a per_thread method, x row 0 (@base) and, for a row with
+ * a vs, x that row, each the median of the turns' ratios; "RATIO,@kind,"
+ * lines carry them (the vs column only where the table has one).
+ */
+static void run_turns(const char *kind, const char *base, const struct turn_method *tm,
+		      int k, int n, int threads)
 {
-	enum { K = sizeof(foreign_methods) / sizeof(foreign_methods[0]) };
-	double us[K][64], x[K][64];
-	int p[2], r, i;
-	char c;
+	double us[16][64], x[64], v[64];
+	int r, i, has_vs = 0;
 
-	if (pipe(p))
-		die("pipe");
-	foreign_pid = fork();
-	if (foreign_pid == 0) {
-		pthread_t th;
-
-		for (i = 1; i < FOREIGN_THREADS; i++)
-			pthread_create(&th, NULL, foreign_sleeper, NULL);
-		if (write(p[1], "r", 1) != 1)
-			_exit(1);
-		foreign_sleeper(NULL);
-	}
-	if (foreign_pid < 0 || read(p[0], &c, 1) != 1)
-		die("foreign process");
-	close(p[0]);
-	close(p[1]);
-	foreign_proof = proc_open_mem(foreign_pid);
 	for (r = 0; r < n; r++)
-		for (i = 0; i < K; i++) {
-			int m = (i + r) % K;
+		for (i = 0; i < k; i++) {
+			int m = (i + r) % k;
 
-			us[m][r] = fn_round(foreign_methods[m].fn, ROUND_MS);
+			us[m][r] = fn_round(tm[m].fn, ROUND_MS);
 		}
-	printf("\nAnother process (a child, %d threads): one round of each in turn, medians of %d turns\n",
-	       FOREIGN_THREADS, n);
-	printf("  %-42s %10s %12s %14s\n", "method", "µs/call", "µs/thread", "x own query");
-	for (i = 0; i < K; i++) {
-		for (r = 0; r < n; r++)
-			x[i][r] = us[i][r] / us[0][r];
-		printf("  %-42s %10.2f %12.2f %14.2f\n", foreign_methods[i].name, median(us[i], n),
-		       median(us[i], n) / (foreign_methods[i].per_thread ? FOREIGN_THREADS : 1),
-		       median(x[i], n));
-		printf("RATIO,foreign,%s,%.4f,%.4f\n", foreign_methods[i].key, median(us[i], n),
-		       median(x[i], n));
+	for (i = 0; i < k; i++)
+		has_vs |= tm[i].vs > 0;
+	printf("  %-42s %10s %12s %14s", "method", "µs/call", "µs/thread", base);
+	printf(has_vs ? " %14s\n" : "\n", "x compared");
+	for (i = 0; i < k; i++) {
+		for (r = 0; r < n; r++) {
+			x[r] = us[i][r] / us[0][r];
+			v[r] = tm[i].vs > 0 ? us[i][r] / us[tm[i].vs][r] : 0;
+		}
+		printf("  %-42s %10.2f %12.2f %14.2f", tm[i].name, median(us[i], n),
+		       median(us[i], n) / (tm[i].per_thread ? threads : 1), median(x, n));
+		if (tm[i].vs > 0)
+			printf(" %14.3g  (x %s)", median(v, n), tm[tm[i].vs].key);
+		printf("\nRATIO,%s,%s,%.4f,%.4f", kind, tm[i].key, median(us[i], n),
+		       median(x, n));
+		if (has_vs && tm[i].vs > 0)
+			printf(",%.6g", median(v, n));
+		printf(has_vs && tm[i].vs <= 0 ? ",\n" : "\n");
 	}
 	fflush(stdout);
+}
+
+static void run_foreign(int n)
+{
+	foreign_pid = spawn_sleepers(FOREIGN_THREADS, 0, 0);
+	foreign_proof = proc_open_mem(foreign_pid);
+	printf("\nAnother process (a child, %d threads): one round of each in turn, medians of %d turns\n",
+	       FOREIGN_THREADS, n);
+	run_turns("foreign", "x own query", foreign_methods, NELEM(foreign_methods), n,
+		  FOREIGN_THREADS);
 	close(foreign_proof);
-	kill(foreign_pid, SIGKILL);
-	waitpid(foreign_pid, NULL, 0);
+	reap(foreign_pid);
+}
+
+/*
+ * ---- the in-tree file: /proc/<pid>/stackinfo (CONFIG_PROC_STACKINFO) ----
+ *
+ * Its open is the proof (maps' check, once), so a query through an open
+ * one is the ioctl alone, where the module asks the kernel each time (it
+ * opens <tid>/maps and reads <tid>/syscall). The SP still goes only to
+ * who passes syscall's check at the ioctl, as the file's read does. Each
+ * table is rotating turns, every row x getppid of its own turn.
+ */
+#define INTREE_SWEEP_THREADS 1000
+#define INTREE_SWEEP_MAPS 3000	/* extra mappings (set_maps) in that child */
+
+static int intree_fd = -1;	/* /proc/self/stackinfo, or the child's */
+static pid_t intree_tid;	/* the thread asked about */
+static char intree_path[64];	/* the child's /proc/<pid>/stackinfo */
+static struct stackinfo_query *intree_buf;
+static pid_t *intree_tids;
+static int intree_n;		/* the child's threads */
+
+static int open_stackinfo(pid_t pid)
+{
+	char path[64];
+	int f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stackinfo", (int)pid);
+	f = open(path, O_RDONLY | O_CLOEXEC);
+	if (f < 0)
+		die(path);
+	return f;
+}
+
+static int i_null(void) { return call(M_NULL); }
+static int i_kept(void) { return query_on(intree_fd, intree_tid, 0, -1); }
+static int i_kept0(void) { return query_on(intree_fd, 0, 0, -1); }
+
+/* What a one-shot tool pays: open, ioctl, close. */
+static int i_oneshot(void)
+{
+	int f = open(intree_path, O_RDONLY | O_CLOEXEC), ret;
+
+	if (f < 0)
+		return -1;
+	ret = query_on(f, intree_tid, 0, -1);
+	close(f);
+	return ret;
+}
+
+static int i_batch(void)
+{
+	return batch_on(intree_fd, 0, -1, intree_buf, INTREE_SWEEP_THREADS + 8,
+			(uint32_t)intree_n);
+}
+
+static int i_module_batch(void)
+{
+	return batch_on(fd, foreign_pid, -1, intree_buf, INTREE_SWEEP_THREADS + 8,
+			(uint32_t)intree_n);
+}
+
+static int i_files(void)
+{
+	return read_task_files(foreign_pid, intree_tids, intree_n, "stackinfo");
+}
+
+static int i_maps(void)
+{
+	return read_task_files(foreign_pid, intree_tids, intree_n, "maps");
+}
+
+static const struct turn_method intree_self[] = {
+	{ i_null, "null", "getppid (floor)", 0, 0 },
+	{ i_kept, "intree", "in-tree ioctl, kept fd, tid = gettid()", 0, 3 },
+	{ i_kept0, "intree_tid0", "  the same, tid 0 (the file's thread)", 0, 3 },
+	{ f_self, "module", "module ioctl, tid 0", 0, 0 },
+};
+
+static const struct turn_method intree_other[] = {
+	{ i_null, "null", "getppid (floor)", 0, 0 },
+	{ i_kept, "intree", "in-tree ioctl, kept fd", 0, 2 },
+	{ f_plain, "module", "module ioctl (the kernel's check each time)", 0, 0 },
+	{ i_oneshot, "intree_oneshot", "in-tree open + ioctl + close", 0, 2 },
+	{ i_batch, "intree_batch", "in-tree batch, kept fd", 1, 5 },
+	{ f_batch, "module_batch", "module batch (the kernel's check)", 1, 0 },
+};
+
+static const struct turn_method intree_sweep[] = {
+	{ i_null, "null", "getppid (floor)", 0, 0 },
+	{ i_files, "task_stackinfo", "read task/<tid>/stackinfo each", 1, 2 },
+	{ i_maps, "task_maps", "read task/<tid>/maps each", 1, 0 },
+	{ i_batch, "intree_batch", "in-tree batch, /proc/<pid>/stackinfo", 1, 2 },
+	{ i_module_batch, "module_batch", "module batch (the kernel's check)", 1, 2 },
+};
+
+static void run_intree(int n)
+{
+	enum { CAP = INTREE_SWEEP_THREADS + 8 };
+	struct stackinfo_query q = { .size = sizeof(q) };
+	int i;
+
+	if (access("/proc/self/stackinfo", F_OK)) {
+		printf("\nIn-tree /proc/<pid>/stackinfo: skipped (no /proc/self/stackinfo: not CONFIG_PROC_STACKINFO)\n");
+		printf("RATIO,intree,skipped\n");
+		fflush(stdout);
+		return;
+	}
+	intree_buf = calloc(CAP, sizeof(*intree_buf));
+	intree_tids = calloc(CAP, sizeof(*intree_tids));
+	if (!intree_buf || !intree_tids)
+		die("calloc");
+
+	intree_fd = open_stackinfo(getpid());
+	intree_tid = gettid();
+	printf("\nIn-tree file, own thread: one round of each in turn, medians of %d turns\n", n);
+	run_turns("intree_self", "x getppid", intree_self, NELEM(intree_self), n, 1);
+	close(intree_fd);
+
+	foreign_pid = spawn_sleepers(FOREIGN_THREADS, 0, 0);
+	intree_fd = open_stackinfo(foreign_pid);
+	intree_tid = foreign_pid;
+	intree_n = FOREIGN_THREADS;
+	snprintf(intree_path, sizeof(intree_path), "/proc/%d/stackinfo", (int)foreign_pid);
+	printf("\nIn-tree file, another process (a child, %d threads, its main thread asked about): medians of %d turns\n",
+	       FOREIGN_THREADS, n);
+	run_turns("intree_other", "x getppid", intree_other, NELEM(intree_other), n, FOREIGN_THREADS);
+	close(intree_fd);
+	reap(foreign_pid);
+
+	foreign_pid = spawn_sleepers(INTREE_SWEEP_THREADS, INTREE_SWEEP_MAPS, 64 << 10);
+	intree_fd = open_stackinfo(foreign_pid);
+	intree_n = INTREE_SWEEP_THREADS;
+	if (i_batch())	/* the thread ids, as run_sweep takes them */
+		die("in-tree batch");
+	for (i = 0; i < intree_n; i++)
+		intree_tids[i] = intree_buf[i].out_tid;
+	if (ioctl(intree_fd, STACKINFO_IOC_QUERY, &q))
+		die("in-tree query");
+	printf("\nIn-tree file, every thread of a child of %d threads, %u mappings (%d extra, 64 KiB stacks): µs per sweep, medians of %d turns\n",
+	       intree_n, q.map_count, INTREE_SWEEP_MAPS, n);
+	printf("RATIO,intree_sweep_shape,%d,%u\n", intree_n, q.map_count);
+	run_turns("intree_sweep", "x getppid", intree_sweep, NELEM(intree_sweep), n, intree_n);
+	close(intree_fd);
+	reap(foreign_pid);
+	free(intree_buf);
+	free(intree_tids);
 }
 
 static void run_ratios(int n)
@@ -1014,6 +1234,7 @@ static void run_ratios(int n)
 	ratios_churn(n, have_locked);
 	ratios_threads(n, have_locked);
 	run_foreign(n);
+	run_intree(n);
 }
 
 /* LD_PRELOAD child: the interposed call on the main and another thread. */
