@@ -160,7 +160,8 @@ int t_wait_sleeping(pid_t tid)
 	char path[64], buf[512], *p;
 	int i;
 
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	/* /proc/<tid>: a thread of this process or of another one */
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
 	for (i = 0; i < 5000; i++) {
 		if (si_read_file(path, buf, sizeof(buf)) > 0 &&
 		    (p = strrchr(buf, ')')) && (p[2] == 'S' || p[2] == 'D'))

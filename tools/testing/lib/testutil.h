@@ -127,7 +127,7 @@ void t_in_child(const char *what, int (*fn)(void));
 
 /* Open fds of this process, from /proc/self/fd; -errno. */
 int t_count_fds(void);
-/* Wait (up to 5 s) until thread @tid of this process sleeps: 0 or -ETIMEDOUT. */
+/* Wait (up to 5 s) until thread @tid (of any process) sleeps: 0 or -ETIMEDOUT. */
 int t_wait_sleeping(pid_t tid);
 
 /*
