@@ -27,8 +27,9 @@ static bool others_stackinfo(const char *target)
 {
 	size_t len = strlen(target);
 
+	/* /proc/<pid>/[task/<tid>/]stackinfo, not the module's /proc/stackinfo */
 	return len > 10 && !strcmp(target + len - 10, "/stackinfo") &&
-	       atoi(target + 6) != getpid();
+	       target[6] >= '0' && target[6] <= '9' && atoi(target + 6) != getpid();
 }
 
 /* fds of this process naming a /proc/<pid>/mem, auxv or another's stackinfo: how many */
