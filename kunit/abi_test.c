@@ -282,20 +282,6 @@ static void threads_bad_entry_size_large(struct kunit *test)
 
 /* ---- the text of /proc/stackinfo ---- */
 
-static const char *show(struct kunit *test, const struct stackinfo_query *q)
-{
-	struct seq_file *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
-
-	KUNIT_ASSERT_NOT_NULL(test, m);
-	m->size = PAGE_SIZE;
-	m->buf = kunit_kzalloc(test, m->size, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, m->buf);
-	stackinfo_show_query(m, q);
-	KUNIT_ASSERT_LT(test, m->count, m->size);
-	m->buf[m->count] = '\0';
-	return m->buf;
-}
-
 static const struct stackinfo_query text_thread = {
 	.valid = STACKINFO_VALID_THREAD | STACKINFO_VALID_START_STACK |
 		 STACKINFO_VALID_MAIN_VMA | STACKINFO_VALID_MAIN_PREV |
@@ -326,7 +312,7 @@ static const struct stackinfo_query text_thread = {
 
 static void text_thread_all_valid(struct kunit *test)
 {
-	KUNIT_EXPECT_STREQ(test, show(test, &text_thread),
+	KUNIT_EXPECT_STREQ(test, stackinfo_text(test, &text_thread),
 			   "tid 1234\n"
 			   "tgid 1200\n"
 			   "main 0\n"
@@ -357,7 +343,7 @@ static void text_nothing_but_thread(struct kunit *test)
 		.guard_gap = 4096,
 	};
 
-	KUNIT_EXPECT_STREQ(test, show(test, &q),
+	KUNIT_EXPECT_STREQ(test, stackinfo_text(test, &q),
 			   "tid 1\n"
 			   "tgid 1\n"
 			   "main 1\n"
@@ -387,7 +373,7 @@ static void text_flags_and_short_addresses(struct kunit *test)
 	q.rlim_stack_cur = STACKINFO_RLIM_INFINITY;
 	q.rlim_stack_max = 0;
 	q.guard_gap = 0;
-	KUNIT_EXPECT_STREQ(test, show(test, &q),
+	KUNIT_EXPECT_STREQ(test, stackinfo_text(test, &q),
 			   "tid 1234\n"
 			   "tgid 1200\n"
 			   "main 0\n"

@@ -240,18 +240,7 @@ static void access_proof_query(struct kunit *test)
 /* Run as this case's kthread as uid @uid, with no capabilities at all. */
 static void become_uid(struct kunit *test, struct access_ctx *a, uid_t uid)
 {
-	a->dropped = prepare_creds();
-	KUNIT_ASSERT_NOT_NULL(test, a->dropped);
-	a->dropped->uid = KUIDT_INIT(uid);
-	a->dropped->euid = KUIDT_INIT(uid);
-	a->dropped->suid = KUIDT_INIT(uid);
-	a->dropped->fsuid = KUIDT_INIT(uid);
-	a->dropped->gid = KGIDT_INIT(uid);
-	a->dropped->egid = KGIDT_INIT(uid);
-	a->dropped->sgid = KGIDT_INIT(uid);
-	a->dropped->fsgid = KGIDT_INIT(uid);
-	cap_clear(a->dropped->cap_effective);
-	cap_clear(a->dropped->cap_permitted);
+	a->dropped = stackinfo_uid_creds(test, uid);
 	a->saved = override_creds(a->dropped);
 }
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit tests for stackinfo, one suite per file of module/ (query_test.c,
- * abi_test.c, main_test.c, access_test.c), in one module,
+ * abi_test.c, main_test.c, access_test.c) and one for the in-tree files
+ * (intree_test.c), in one module,
  * stackinfo_kunit.ko: what they share. The suites reach the module through
  * EXPORT_SYMBOL_IF_KUNIT; each case runs in its own kthread, whose mm the
  * first map_at() gives it: kunit_vm_mmap()'s fresh mm where the kernel has
@@ -19,6 +20,7 @@
 #include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/mman.h>
+#include <linux/seq_file.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
@@ -135,3 +137,35 @@ void stackinfo_case_exit(struct kunit *test)
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("KUnit tests for stackinfo");
+
+const char *stackinfo_text(struct kunit *test, const struct stackinfo_query *q)
+{
+	struct seq_file *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	m->size = PAGE_SIZE;
+	m->buf = kunit_kzalloc(test, m->size, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, m->buf);
+	stackinfo_show_query(m, q);
+	KUNIT_ASSERT_LT(test, m->count, m->size);
+	m->buf[m->count] = '\0';
+	return m->buf;
+}
+
+struct cred *stackinfo_uid_creds(struct kunit *test, uid_t uid)
+{
+	struct cred *c = prepare_creds();
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	c->uid = KUIDT_INIT(uid);
+	c->euid = KUIDT_INIT(uid);
+	c->suid = KUIDT_INIT(uid);
+	c->fsuid = KUIDT_INIT(uid);
+	c->gid = KGIDT_INIT(uid);
+	c->egid = KGIDT_INIT(uid);
+	c->sgid = KGIDT_INIT(uid);
+	c->fsgid = KGIDT_INIT(uid);
+	cap_clear(c->cap_effective);
+	cap_clear(c->cap_permitted);
+	return c;
+}

@@ -19,6 +19,18 @@
 void map_at(struct kunit *test, unsigned long addr, unsigned long len,
 	    unsigned long prot, unsigned long flags);
 
+struct cred;
+struct stackinfo_query;
+
+/* The text an answered query reads as (abi.c's), NUL-terminated. */
+const char *stackinfo_text(struct kunit *test, const struct stackinfo_query *q);
+
+/*
+ * Credentials of this kthread's as uid @uid (every id) with no capability
+ * at all, for override_creds(); the caller puts them.
+ */
+struct cred *stackinfo_uid_creds(struct kunit *test, uid_t uid);
+
 /* Every suite's init and exit: the root shortcut on while a case runs. */
 int stackinfo_case_init(struct kunit *test);
 void stackinfo_case_exit(struct kunit *test);
