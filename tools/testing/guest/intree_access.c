@@ -17,7 +17,9 @@
  * tracer (PTRACE_SEIZE of its child); targets: itself, a root process,
  * uid-1000 processes dumpable and not, init, kthreadd and one of its
  * children, a zombie, a free pid, a clone(CLONE_VM) child; under Yama's
- * ptrace_scope 0, 1 and 2 where the kernel has Yama. Then a thread that
+ * ptrace_scope 0, 1 and 2 where the kernel has Yama (--yama3: the matrix
+ * under scope 3 alone, which cannot be undone: run-tests runs it last, as
+ * intree_access_yama3). Then a thread that
  * exited (ESRCH), a target that exec'd after the open (EACCES), a
  * hidepid=invisible mount and a pid namespace with its own /proc mount
  * (visible as maps is, numbers as that namespace's). Every cell is printed
@@ -406,8 +408,9 @@ static pid_t kthreadd_child(void)
 	return found;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	int yama3 = argc > 1 && !strcmp(argv[1], "--yama3");
 	struct targets t = { 0 };
 	int scope;
 
@@ -424,16 +427,27 @@ int main(void)
 		return 1;
 	t_targets_spawn(&t.p, USER_UID);
 	t.kthread_child = kthreadd_child();
-	scope = t_each_yama_scope(run_matrix, &t);
-	exited_thread();
-	exec_after_open();
-	hidepid(&t);
-	t_in_child_arg("another pid namespace", pid_namespace, &t);
+	if (yama3) {
+		/* the last test of a guest (run-tests): 3 cannot be undone */
+		scope = t_yama_scope();
+		if (scope < 0) {
+			fprintf(stderr, "no Yama in this kernel\n");
+			return T_SKIP;
+		}
+		CHECK(!t_set_yama_scope(3), "ptrace_scope 3");
+		run_matrix(&t, ", Yama scope 3");
+	} else {
+		scope = t_each_yama_scope(run_matrix, &t);
+		exited_thread();
+		exec_after_open();
+		hidepid(&t);
+		t_in_child_arg("another pid namespace", pid_namespace, &t);
+	}
 
 	t_targets_reap(&t.p);
 	printf("intree_access: %d cells, %s; Yama %s\n", *cells,
 	       t_failures ? "some NOT as the kernel's maps and syscall say" :
 			    "each as the kernel's maps and syscall say",
-	       scope < 0 ? "absent" : "scopes 0-2");
+	       scope < 0 ? "absent" : yama3 ? "scope 3" : "scopes 0-2");
 	return t_result();
 }
