@@ -263,7 +263,10 @@ static bool stackinfo_has_user_sp(struct task_struct *task)
  * @task's mm (referenced) and SP, taken under task_lock() as get_task_mm()
  * takes the mm: while task->mm is set the task has not passed exit_mm(),
  * so its kernel stack, where the SP was saved at its last kernel entry,
- * is still its own.
+ * is still its own. A thread running in user space meanwhile has moved on
+ * from that SP, and one entering the kernel may be saving a new one: the
+ * read races on purpose (the answer is "the SP at the last entry", a
+ * snapshot of a moving value, which stackinfo(4) says).
  */
 static struct mm_struct *stackinfo_task_mm(struct task_struct *task,
 					   unsigned long *sp)
@@ -274,7 +277,8 @@ static struct mm_struct *stackinfo_task_mm(struct task_struct *task,
 	mm = (task->flags & PF_KTHREAD) ? NULL : task->mm;
 	if (mm) {
 		mmget(mm);
-		*sp = user_stack_pointer(task_pt_regs(task));
+		/* racy on purpose: see above */
+		*sp = data_race(user_stack_pointer(task_pt_regs(task)));
 	}
 	task_unlock(task);
 	return mm;

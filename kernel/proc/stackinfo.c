@@ -57,6 +57,18 @@ int stackinfo_caller_get(struct stackinfo_caller *c, const struct file *file,
 	c->file_task = get_proc_task(file_inode(file));
 	if (!c->file_task)
 		return -ESRCH;
+	/*
+	 * The caller's own process does not pass through stackinfo_grant()
+	 * (its threads are its own): its mm differs from the open's only when
+	 * it has exec'd since, with the fd inherited, and the open was for
+	 * the old image.
+	 */
+	if (m->private && current->mm != m->private &&
+	    same_thread_group(current, c->file_task)) {
+		put_task_struct(c->file_task);
+		c->file_task = NULL;
+		return -EACCES;
+	}
 	c->file = file;
 	c->ns = proc_pid_ns(file_inode(file)->i_sb);
 	c->proof_mm = m->private;
@@ -76,18 +88,23 @@ void stackinfo_caller_put(struct stackinfo_caller *c)
  * What @c may learn about @task, a thread of the file's process whose mm
  * is @mm (NULL when it has none): everything but the SP while @mm is the
  * one the open was granted for, and the SP too for whoever passes
- * syscall's check. With no mm there is nothing to see but that, which the
- * open granted. The query core holds @task's exec_update_lock when @task
- * is another process's (as lock_trace() does), so that the check and @mm
- * are about one image.
+ * syscall's check. With no mm there is nothing to see but that (a kernel
+ * thread, or an exited one), which the open granted. The query core holds
+ * @task's exec_update_lock when @task is another process's (as
+ * lock_trace() does), so that the check and @mm are about one image. The
+ * file is 0444 and an answer without the SP its ordinary outcome, so a
+ * refusal is not audited (as /proc/<pid>/stat's fields are not).
  */
 enum stackinfo_grant stackinfo_grant(const struct stackinfo_caller *c,
 				     struct task_struct *task,
 				     struct mm_struct *mm)
 {
-	if (mm && mm != c->proof_mm)
+	if (!mm)
+		return STACKINFO_GRANT_NO_SP;
+	if (mm != c->proof_mm)
 		return STACKINFO_GRANT_NONE;
-	if (ptrace_may_access(task, PTRACE_MODE_ATTACH_FSCREDS))
+	if (ptrace_may_access(task, PTRACE_MODE_ATTACH_FSCREDS |
+					    PTRACE_MODE_NOAUDIT))
 		return STACKINFO_GRANT_ALL;
 	return STACKINFO_GRANT_NO_SP;
 }

@@ -4,7 +4,11 @@
  *
  * /proc/stackinfo reads as "key value" lines for the reading thread; an
  * ioctl on an open fd of it answers for any thread the caller may inspect.
- * See stackinfo(4) and README.md.
+ * A kernel with CONFIG_PROC_STACKINFO has /proc/<pid>/stackinfo and
+ * /proc/<pid>/task/<tid>/stackinfo: the same text about the file's thread,
+ * and the same ioctls about the threads of the file's process, where 0
+ * names the file's thread (process) rather than the caller's. See
+ * stackinfo(4) and Documentation/filesystems/proc.rst.
  */
 #ifndef _UAPI_LINUX_STACKINFO_H
 #define _UAPI_LINUX_STACKINFO_H
@@ -71,7 +75,7 @@
 struct stackinfo_query {
 	__u64 size;		/* in: sizeof(struct stackinfo_query) */
 	__u64 query_flags;	/* in: STACKINFO_QUERY_* */
-	__u32 tid;		/* in: thread to ask about, 0 = the caller */
+	__u32 tid;		/* in: thread to ask about, 0 = the caller (the file's) */
 	__u32 reserved;		/* in: must be zero */
 	__u64 valid;		/* out: STACKINFO_VALID_* */
 
@@ -126,7 +130,7 @@ struct stackinfo_query {
 struct stackinfo_threads {
 	__u64 size;		/* in: sizeof(struct stackinfo_threads) */
 	__u64 query_flags;	/* in: STACKINFO_QUERY_*, for every thread */
-	__u32 pid;		/* in: any thread of the process, 0 = the caller's */
+	__u32 pid;		/* in: any thread of the process, 0 = the caller's (the file's) */
 	__u32 count;		/* in: entries the array holds; out: see above */
 	__u64 entries;		/* in: user address of the array */
 	__u64 entry_size;	/* in: >= STACKINFO_QUERY_SIZE_VER0, <= PAGE_SIZE */

@@ -20,7 +20,8 @@
  * ptrace_scope 0, 1 and 2 where the kernel has Yama (--yama3: the matrix
  * under scope 3 alone, which cannot be undone: run-tests runs it last, as
  * intree_access_yama3). Then a thread that
- * exited (ESRCH), a target that exec'd after the open (EACCES), a
+ * exited (ESRCH), a target that exec'd after the open (EACCES), the
+ * test itself reading its own file's fd after its own exec (EACCES), a
  * hidepid=invisible mount and a pid namespace with its own /proc mount
  * (visible as maps is, numbers as that namespace's). Every cell is printed
  * ("cell: ..."), then a summary line. SKIP where the kernel has no such
@@ -275,6 +276,46 @@ static void exec_after_open(void)
 	t_reap(ex.pid);
 }
 
+/*
+ * The other way round: this process opens its own file, keeps the fd
+ * over an exec of itself, and the new image reads it (--read-fd N): the
+ * open was for the old image, so EACCES, read and ioctl, as for a target
+ * that exec'd. (The module's own-process path checks nothing: the file
+ * must.)
+ */
+static int read_inherited_fd(const char *arg)
+{
+	struct stackinfo_query q;
+	int fd = atoi(arg), rd = si_text_read(fd, &q), io = si_module_query(fd, 0, 0, &q);
+
+	if (rd == -EACCES && io == -EACCES)
+		return 0;
+	fprintf(stderr, "FAIL: after its own exec: read %s, ioctl %s, want EACCES both\n",
+		err_name(rd), err_name(io));
+	return 1;
+}
+
+static void own_exec_after_open(void)
+{
+	int status, fd;
+	pid_t pid;
+	char arg[16];
+
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		fd = open("/proc/self/stackinfo", O_RDONLY);	/* no O_CLOEXEC */
+		snprintf(arg, sizeof(arg), "%d", fd);
+		execl("/proc/self/exe", "intree_access", "--read-fd", arg, (char *)NULL);
+		_exit(2);
+	}
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	      WEXITSTATUS(status) == 0, "own file read after its own exec");
+	(*cells)++;
+	printf("cell: %-30s %-22s read and ioctl EACCES: %s\n", "root", "itself, after exec",
+	       pid > 0 && WIFEXITED(status) && !WEXITSTATUS(status) ? "yes" : "no");
+}
+
 /* ---- hidepid=invisible, a pid namespace ---- */
 
 /* stackinfo visible exactly as maps is, on the mount at @proc. */
@@ -414,6 +455,9 @@ int main(int argc, char **argv)
 	struct targets t = { 0 };
 	int scope;
 
+	if (argc > 2 && !strcmp(argv[1], "--read-fd"))
+		return read_inherited_fd(argv[2]);
+
 	if (t_intree_missing())
 		return T_SKIP;
 	if (getuid() != 0) {
@@ -440,6 +484,7 @@ int main(int argc, char **argv)
 		scope = t_each_yama_scope(run_matrix, &t);
 		exited_thread();
 		exec_after_open();
+		own_exec_after_open();
 		hidepid(&t);
 		t_in_child_arg("another pid namespace", pid_namespace, &t);
 	}
