@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# gen-series.sh VERSION [OUTDIR]: write the in-tree series for base VERSION
+# gen-series.sh [--pristine] VERSION [OUTDIR]: write the in-tree series for base VERSION
 # (6.12: Debian 12's linux-source-6.12; 7.2: Debian unstable's
 # linux-source-7.2) into OUTDIR (default kernel/patches/VERSION), as
 # `git format-patch` writes it, with a cover letter.
@@ -19,12 +19,18 @@
 #                                   the proc.rst section
 #   kernel/selftests/proc-stackinfo.c  the kselftest
 # into the base's pristine files (taken from its source tarball once and
-# kept under $STACKINFO_CACHE). make check (host test series_current)
+# kept under $STACKINFO_CACHE; --pristine prints where, writing nothing
+# else). make check (host test series_current)
 # writes the series again and fails when it differs from the committed
 # one: fix a bug in module/ and run this script for both bases.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-version=${1:?usage: gen-series.sh 6.12|7.2 [OUTDIR]}
+pristine_only=0
+if [ "${1:-}" = --pristine ]; then
+	pristine_only=1
+	shift
+fi
+version=${1:?usage: gen-series.sh [--pristine] 6.12|7.2 [OUTDIR]}
 out=${2:-$top/kernel/patches/$version}
 cache=${STACKINFO_CACHE:-/var/cache/stackinfo}
 case $version in
@@ -34,11 +40,11 @@ case $version in
 esac
 
 # The files the series changes, as the base has them.
-files="MAINTAINERS fs/proc/base.c fs/proc/internal.h fs/proc/Kconfig
+files="MAINTAINERS Documentation/userspace-api/ioctl/ioctl-number.rst fs/proc/base.c fs/proc/internal.h fs/proc/Kconfig
 fs/proc/Makefile Documentation/filesystems/proc.rst
 tools/testing/selftests/proc/Makefile tools/testing/selftests/proc/.gitignore"
 read -r srcver tarball < <("$top/scripts/build-debug-kernel.sh" --source "$version")
-pristine=$cache/pristine-$version-$srcver
+pristine=$cache/pristine-$version-$srcver-$(echo $files | sha256sum | cut -c1-8)
 if [ ! -e "$pristine/.complete" ]; then
 	rm -rf "$pristine.tmp"
 	mkdir -p "$pristine.tmp"
@@ -48,6 +54,10 @@ if [ ! -e "$pristine/.complete" ]; then
 	touch "$pristine.tmp/.complete"
 	rm -rf "$pristine"
 	mv "$pristine.tmp" "$pristine"
+fi
+if [ $pristine_only = 1 ]; then
+	echo "$pristine"
+	exit 0
 fi
 
 work=$(mktemp -d)
@@ -96,6 +106,16 @@ printf '%s\n' '' 'PROC STACKINFO' "M:	$GIT_AUTHOR_NAME <$GIT_AUTHOR_EMAIL>" \
 	'L:	linux-fsdevel@vger.kernel.org' 'S:	Maintained' \
 	'F:	include/uapi/linux/stackinfo.h' >"$work/entry.txt"
 insert_after MAINTAINERS '^F:	tools/testing/selftests/proc/$' "$work/entry.txt"
+# the ioctl type, before the first row of a larger one
+ion=Documentation/userspace-api/ioctl/ioctl-number.rst
+printf '%-6s%-7s%-58s%s\n%71s%s\n' 0xB9 01-02 uapi/linux/stackinfo.h \
+	'/proc/<pid>/stackinfo' '' '<mailto:linux-fsdevel@vger.kernel.org>' >"$work/entry.txt"
+awk -v txt="$work/entry.txt" '
+	!done && /^0x(B[A-F]|[C-F][0-9A-F])  / { while ((getline l < txt) > 0) print l; done = 1 }
+	{ print }
+	END { if (!done) { print "gen-series: no ioctl row after 0xB9" > "/dev/stderr"; exit 1 } }
+' "$work/$ion" >"$work/ion.new"
+mv "$work/ion.new" "$work/$ion"
 rm -f "$work/entry.txt"
 commit 1-uapi.txt
 

@@ -11,7 +11,6 @@
 # any patch.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
-cache=${STACKINFO_CACHE:-/var/cache/stackinfo}
 cp=$("$top/scripts/kernel-tools.sh")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -26,9 +25,9 @@ for v in 6.12 7.2; do
 		fail=1
 	fi
 
-	read -r srcver _ < <("$top/scripts/build-debug-kernel.sh" --source "$v")
+	pristine=$("$top/scripts/gen-series.sh" --pristine "$v")
 	tree=$tmp/tree-$v
-	cp -r "$cache/pristine-$v-$srcver" "$tree"
+	cp -r "$pristine" "$tree"
 	printf 'VERSION = %s\nPATCHLEVEL = %s\n' "${v%.*}" "${v#*.}" >"$tree/Makefile"
 	if ! out=$("$top/scripts/apply-series.sh" "$tree" 2>&1); then
 		echo "FAIL: apply-series.sh on pristine $v:"; echo "$out"; fail=1
@@ -40,7 +39,7 @@ for v in 6.12 7.2; do
 	fi
 
 	rm -rf "$tree"
-	cp -r "$cache/pristine-$v-$srcver" "$tree"
+	cp -r "$pristine" "$tree"
 	(cd "$tree" && git init -q && git add -A &&
 		git -c user.name=t -c user.email=t@invalid commit -qm base) >/dev/null
 	if ! out=$(cd "$tree" && git -c user.name=t -c user.email=t@invalid am -q \
