@@ -134,28 +134,26 @@ static void abi_unknown_flags(struct kunit *test)
 	expect_ioctl_fails(test, u, -EINVAL);
 }
 
+/* A query of @size with the u32 at @at set to 1 fails -EINVAL. */
+static void expect_u32_refused(struct kunit *test, u64 size, size_t at)
+{
+	void __user *u = ubuf_query(test, size);
+	u32 one = 1;
+
+	KUNIT_ASSERT_EQ(test, copy_to_user(u + at, &one, sizeof(one)), 0UL);
+	expect_ioctl_fails(test, u, -EINVAL);
+}
+
 static void abi_reserved_nonzero(struct kunit *test)
 {
-	void __user *u = ubuf_query(test, STACKINFO_QUERY_SIZE_VER0);
-	u32 reserved = 1;
-
-	size_t at = offsetof(struct stackinfo_query, reserved);
-
-	KUNIT_ASSERT_EQ(test, copy_to_user(u + at, &reserved, sizeof(reserved)),
-			0UL);
-	expect_ioctl_fails(test, u, -EINVAL);
+	expect_u32_refused(test, STACKINFO_QUERY_SIZE_VER0,
+			   offsetof(struct stackinfo_query, reserved));
 }
 
 static void abi_reserved1_nonzero(struct kunit *test)
 {
-	void __user *u = ubuf_query(test, STACKINFO_QUERY_SIZE_VER1);
-	u32 reserved = 1;
-
-	size_t at = offsetof(struct stackinfo_query, reserved1);
-
-	KUNIT_ASSERT_EQ(test, copy_to_user(u + at, &reserved, sizeof(reserved)),
-			0UL);
-	expect_ioctl_fails(test, u, -EINVAL);
+	expect_u32_refused(test, STACKINFO_QUERY_SIZE_VER1,
+			   offsetof(struct stackinfo_query, reserved1));
 }
 
 /* A proof fd needs a struct that has the field. */

@@ -544,7 +544,6 @@ int main(int argc, char **argv)
 {
 	struct targets t = { 0 };
 	int yama3 = argc > 1 && !strcmp(argv[1], "--yama3");
-	int scope;
 
 	if (getuid() != 0) {
 		fprintf(stderr, "needs root\n");
@@ -553,15 +552,10 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	t_targets_spawn(&t.p, USER_UID);
 
-	scope = t_yama_scope();
 	if (yama3) {
 		/* the last test of a guest: 3 cannot be undone */
-		if (scope < 0) {
-			fprintf(stderr, "no Yama in this kernel\n");
+		if (t_under_yama3(run_matrix, &t) < 0)
 			return T_SKIP;
-		}
-		CHECK(!t_set_yama_scope(3), "ptrace_scope 3");
-		run_matrix(&t, ", Yama scope 3");
 	} else {
 		t_each_yama_scope(run_matrix, &t);
 	}

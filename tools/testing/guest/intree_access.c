@@ -476,13 +476,9 @@ int main(int argc, char **argv)
 	t.kthread_child = kthreadd_child();
 	if (yama3) {
 		/* the last test of a guest (run-tests): 3 cannot be undone */
-		scope = t_yama_scope();
-		if (scope < 0) {
-			fprintf(stderr, "no Yama in this kernel\n");
+		scope = t_under_yama3(run_matrix, &t);
+		if (scope < 0)
 			return T_SKIP;
-		}
-		CHECK(!t_set_yama_scope(3), "ptrace_scope 3");
-		run_matrix(&t, ", Yama scope 3");
 	} else {
 		scope = t_each_yama_scope(run_matrix, &t);
 		exited_thread();

@@ -1041,6 +1041,17 @@ int t_each_yama_scope(void (*fn)(void *arg, const char *scope), void *arg)
 	return scope;
 }
 
+int t_under_yama3(void (*fn)(void *arg, const char *scope), void *arg)
+{
+	if (t_yama_scope() < 0) {
+		fprintf(stderr, "no Yama in this kernel\n");
+		return -1;
+	}
+	CHECK(!t_set_yama_scope(3), "ptrace_scope 3");
+	fn(arg, ", Yama scope 3");
+	return 3;
+}
+
 int t_execer_spawn(struct t_execer *e, const char *prog)
 {
 	int p[2];

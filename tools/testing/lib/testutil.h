@@ -255,6 +255,11 @@ int t_execer_go(struct t_execer *e);
  * kernel has no Yama. The scope found, -1 without Yama.
  */
 int t_each_yama_scope(void (*fn)(void *arg, const char *scope), void *arg);
+/*
+ * Yama's ptrace_scope 3, which cannot be undone (a guest's last test),
+ * then @fn under it: 3, or -1 (and @fn not run) where there is no Yama.
+ */
+int t_under_yama3(void (*fn)(void *arg, const char *scope), void *arg);
 
 /*
  * A thread parked with its stack pointer at @sp (x86-64 only): it blocks
