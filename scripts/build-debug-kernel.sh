@@ -46,8 +46,9 @@ srcver() {
 # The in-tree series (kernel/patches/VERSION, scripts/gen-series.sh) goes
 # into the kernels of the bases it is written for, with
 # kunit/debug-intree.config; the other kernels stay as Debian ships them.
-# Only the patches that change the kernel itself are applied: the
-# selftest's lives under tools/, which the build does not touch.
+# Only the patches that change the kernel itself are applied (and keyed):
+# one that touches nothing but tools/ and MAINTAINERS (the selftest's)
+# changes nothing the build reads, and rebuilds nothing when it changes.
 series=$top/kernel/patches/$version
 frag_intree=$top/kunit/debug-intree.config
 kernel_patches() {
@@ -55,7 +56,7 @@ kernel_patches() {
 	[ -d "$series" ] || return 0
 	for p in "$series"/0*.patch; do
 		case ${p##*/} in 0000-*) continue ;; esac
-		grep '^diff --git a/' "$p" | grep -qv '^diff --git a/tools/' && echo "$p"
+		grep '^diff --git a/' "$p" | grep -qvE '^diff --git a/(tools/|MAINTAINERS )' && echo "$p"
 	done
 	return 0
 }
