@@ -113,7 +113,7 @@ long stackinfo_compat_ioctl(struct file *file, unsigned int cmd,
 int stackinfo_show(struct seq_file *m, void *v);
 
 /* the access policy: who may ask about whom (access.c, or procfs's) */
-void stackinfo_access_init(void);
+int stackinfo_access_init(void);
 int stackinfo_caller_get(struct stackinfo_caller *c, const struct file *file,
 			 bool want_proof, int proof_fd);
 int stackinfo_caller_set_proof(struct stackinfo_caller *c, struct file *proof);
@@ -128,6 +128,12 @@ bool stackinfo_proof_fds_work(void);
 /* procfs.c: /proc/stackinfo and its ioctl */
 int stackinfo_procfs_init(void);
 void stackinfo_procfs_exit(void);
+
+/*
+ * main.c: an error at init that says nothing about the kernel (no memory,
+ * a fatal signal): the load fails with it
+ */
+bool stackinfo_init_transient(long err);
 
 /* main.c: the kernel's stack_guard_gap, which modules cannot read */
 extern unsigned long stackinfo_guard_gap;
