@@ -72,7 +72,8 @@ BINS := $(B)/bin/stackinfo $(B)/bin/stackinfo-demo $(B)/bin/getattr-print \
 # the in-tree series' kselftest (kernel/selftests/), run by the guest test
 # intree_selftest
 KSELFTEST := $(B)/guest/kselftest/proc-stackinfo
-GUEST_FILES := $(B)/guest/run-tests $(B)/guest/splat-patterns $(B)/guest/testlib.sh $(KSELFTEST)
+GUEST_FILES := $(B)/guest/run-tests $(B)/guest/splat-patterns $(B)/guest/testlib.sh \
+	$(B)/guest/kmsg-since $(KSELFTEST)
 
 .PHONY: all module tools check demo bench deps clean help prune guest-tests install uninstall \
 	dkms-install dkms-uninstall install-tools deb
@@ -223,6 +224,11 @@ $(B)/guest/run-tests: tools/testing/guest/run-tests
 $(B)/guest/testlib.sh: tools/testing/lib/guest.sh
 	@mkdir -p $(@D)
 	install -m 644 $< $@
+
+# run-tests' reader of the kernel log by sequence number
+$(B)/guest/kmsg-since: tools/testing/kmsg-since.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $<
 
 $(B)/guest/splat-patterns: tools/testing/splat-patterns
 	@mkdir -p $(@D)
