@@ -413,7 +413,11 @@ static int stackinfo_target_get(const struct stackinfo_caller *c,
 		if (c->asked && !cred)
 			cred = get_task_cred(task);
 		asked = c->ask_kernel(c, task, want_sp, &nr);
-		if (asked == -EINTR) {
+		/*
+		 * Only a refusal leaves the grant as it was (a proof's): any
+		 * other failure of the check (-EINTR, -ENOMEM) is the answer.
+		 */
+		if (asked < 0 && asked != -EACCES && asked != -ESRCH) {
 			err = asked;
 			goto out_cred;
 		}
