@@ -31,9 +31,11 @@
 
 #include "stackinfo.h"
 
-static_assert(sizeof(struct stackinfo_query) == STACKINFO_QUERY_SIZE_VER1);
+static_assert(sizeof(struct stackinfo_query) == STACKINFO_QUERY_SIZE_VER2);
 static_assert(offsetof(struct stackinfo_query, proof_fd) ==
 	      STACKINFO_QUERY_SIZE_VER0);
+static_assert(offsetof(struct stackinfo_query, ss_sp) ==
+	      STACKINFO_QUERY_SIZE_VER1);
 static_assert(sizeof(struct stackinfo_threads) == STACKINFO_THREADS_SIZE_VER1);
 static_assert(offsetof(struct stackinfo_threads, proof_fd) ==
 	      STACKINFO_THREADS_SIZE_VER0);
@@ -68,6 +70,19 @@ static int stackinfo_check_flags(u64 flags, u64 usize, size_t proof_end)
 	return 0;
 }
 
+/*
+ * An answer for a caller that knows the first @usize bytes of the struct:
+ * no valid bit for a field beyond them, so that an older layout gets
+ * exactly the answer it got before those fields existed.
+ */
+static void stackinfo_fit(struct stackinfo_query *q, u64 usize)
+{
+	if (usize < offsetofend(struct stackinfo_query, ss_flags))
+		q->valid &= ~STACKINFO_VALID_ALTSTACK;
+	if (usize < offsetofend(struct stackinfo_query, stack_kind))
+		q->valid &= ~STACKINFO_VALID_STACK_KIND;
+}
+
 VISIBLE_IF_KUNIT int stackinfo_ioctl_query(const struct file *file,
 					   struct stackinfo_query __user *uarg)
 {
@@ -97,6 +112,7 @@ VISIBLE_IF_KUNIT int stackinfo_ioctl_query(const struct file *file,
 	if (err)
 		return err;
 
+	stackinfo_fit(&q, usize);
 	if (copy_to_user(uarg, &q, min_t(size_t, sizeof(q), usize)))
 		return -EFAULT;
 	return 0;
@@ -248,6 +264,7 @@ stackinfo_ioctl_threads(const struct file *file,
 		q.size = copy;
 		q.tid = q.out_tid;
 		q.query_flags &= ~STACKINFO_QUERY_PROOF_FD;
+		stackinfo_fit(&q, copy);
 		if (copy_to_user(dst, &q, copy) ||
 		    clear_user(dst + copy, a.entry_size - copy)) {
 			err = -EFAULT;

@@ -18,6 +18,7 @@
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/sched/task_stack.h>
+#include <linux/signal.h>
 #include <linux/string.h>
 #include <linux/threads.h>
 #include <asm/ptrace.h>
@@ -247,6 +248,7 @@ struct stackinfo_target {
 	struct mm_struct *mm;
 	unsigned long sp;
 	bool have_sp;
+	bool sp_granted; /* the SP may be shown, had it one */
 	bool self;
 };
 
@@ -365,6 +367,7 @@ static int stackinfo_target_get(const struct stackinfo_caller *c,
 		t->self = true;
 		t->task = task;
 		t->mm = task->mm;
+		t->sp_granted = want_sp;
 		t->have_sp = want_sp && stackinfo_has_user_sp(task);
 		if (t->have_sp)
 			t->sp = user_stack_pointer(current_pt_regs());
@@ -439,8 +442,8 @@ static int stackinfo_target_get(const struct stackinfo_caller *c,
 	}
 	t->task = task;
 	t->mm = mm;
-	t->have_sp = want_sp && grant == STACKINFO_GRANT_ALL &&
-		     stackinfo_has_user_sp(task);
+	t->sp_granted = want_sp && grant == STACKINFO_GRANT_ALL;
+	t->have_sp = t->sp_granted && stackinfo_has_user_sp(task);
 	if (!t->have_sp)
 		t->sp = 0;
 	return 0;
@@ -508,6 +511,65 @@ VISIBLE_IF_KUNIT int stackinfo_rlimit_stack(struct task_struct *task,
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(stackinfo_rlimit_stack);
+
+/* Is @sp on the sigaltstack at @ss_sp? __on_sig_stack() for any task. */
+static bool stackinfo_on_altstack(unsigned long sp, unsigned long ss_sp,
+				  unsigned long ss_size)
+{
+	if (IS_ENABLED(CONFIG_STACK_GROWSUP))
+		return sp >= ss_sp && sp - ss_sp < ss_size;
+	return sp > ss_sp && sp - ss_sp <= ss_size;
+}
+
+/*
+ * @task's sigaltstack, as do_sigaltstack() reports it to the thread itself
+ * at @t's SP (sas_ss_flags() there: SS_DISABLE without one, SS_ONSTACK on
+ * it unless SS_AUTODISARM), and which stack that SP is on. The sas_ss_*
+ * fields live in @task's task_struct, pinned by the caller's reference (or
+ * current's own call). Only the thread itself writes them: sigaltstack()
+ * (under its siglock only with CONFIG_DYNAMIC_SIGFRAME), a signal
+ * delivered with SS_AUTODISARM (sas_ss_reset()), sigreturn
+ * (restore_altstack()) and exec (de_thread()), with no lock a reader could
+ * take. About another thread the reads race with it on purpose: each
+ * value is one it held, once read, and the three may straddle one change
+ * (stackinfo(4) says so). Thread clone resets them before the thread is
+ * visible, so they are never uninitialised.
+ */
+static void stackinfo_put_altstack(struct task_struct *task,
+				   const struct stackinfo_target *t,
+				   const struct stackinfo_look *l,
+				   struct stackinfo_query *q)
+{
+	/* racy on purpose about another thread: see above */
+	unsigned long ss_sp = data_race(READ_ONCE(task->sas_ss_sp));
+	/* racy on purpose: see above */
+	size_t ss_size = data_race(READ_ONCE(task->sas_ss_size));
+	/* racy on purpose: see above */
+	unsigned int ss_flags = data_race(READ_ONCE(task->sas_ss_flags));
+	bool on = t->have_sp && stackinfo_on_altstack(t->sp, ss_sp, ss_size);
+
+	q->ss_sp = ss_sp;
+	q->ss_size = ss_size;
+	if (!ss_size)
+		q->ss_flags = SS_DISABLE;
+	else if (on && !(ss_flags & SS_AUTODISARM))
+		q->ss_flags = SS_ONSTACK;
+	q->ss_flags |= ss_flags & SS_FLAG_BITS;
+	q->valid |= STACKINFO_VALID_ALTSTACK;
+	if (!t->have_sp)
+		return;
+
+	if (on)
+		q->stack_kind = STACKINFO_STACK_ALTSTACK;
+	else if (l->sp_vma.found && l->main_vma.found &&
+		 l->sp_vma.start == l->main_vma.start)
+		q->stack_kind = STACKINFO_STACK_MAIN;
+	else if (l->sp_vma.found && l->sp_vma.has_guard)
+		q->stack_kind = STACKINFO_STACK_THREAD;
+	else
+		q->stack_kind = STACKINFO_STACK_UNKNOWN;
+	q->valid |= STACKINFO_VALID_STACK_KIND;
+}
 
 /*
  * Answer @q, whose in fields the caller has checked, about @task
@@ -586,6 +648,8 @@ int stackinfo_query_task(const struct stackinfo_caller *c,
 			q->valid |= STACKINFO_VALID_SP_GUARD;
 		}
 	}
+	if (t.sp_granted)
+		stackinfo_put_altstack(task, &t, &look, q);
 
 	/* released while we looked: the thread is gone, say so */
 	err = stackinfo_rlimit_stack(task, &rlim);

@@ -46,6 +46,9 @@
 #define STACKINFO_VALID_SP_GUARD	(1ULL << 7) /* sp_guard_{start,end} */
 #define STACKINFO_VALID_RLIMIT		(1ULL << 8) /* rlim_stack_{cur,max} */
 #define STACKINFO_VALID_GUARD_GAP	(1ULL << 9) /* guard_gap */
+/* VER2: granted with the SP (always about the caller's own thread) */
+#define STACKINFO_VALID_ALTSTACK	(1ULL << 10) /* ss_sp ss_size ss_flags */
+#define STACKINFO_VALID_STACK_KIND	(1ULL << 11) /* stack_kind */
 
 /* stackinfo_query.thread_flags (out) */
 #define STACKINFO_THREAD_MAIN		(1U << 0) /* the thread group leader */
@@ -60,6 +63,20 @@
 #define STACKINFO_VMA_EXEC		(1ULL << 2)
 #define STACKINFO_VMA_SHARED		(1ULL << 3)
 #define STACKINFO_VMA_GROWSDOWN		(1ULL << 4)
+
+/*
+ * stackinfo_query.stack_kind (out): what the stack the thread's SP is on
+ * is, first match wins: its sigaltstack (the SP as on_sig_stack() would
+ * test it, whatever SS_AUTODISARM says), the VMA holding start_stack, a
+ * VMA with a PROT_NONE VMA right below it (a guarded thread stack, as glibc
+ * and most runtimes allocate them), or something the kernel cannot name
+ * (a fiber's stack, an SS_AUTODISARM handler's sigaltstack, which the
+ * kernel forgets while the handler runs).
+ */
+#define STACKINFO_STACK_UNKNOWN		0
+#define STACKINFO_STACK_MAIN		1
+#define STACKINFO_STACK_THREAD		2
+#define STACKINFO_STACK_ALTSTACK	3
 
 /* RLIM_INFINITY as the rlim_stack_* fields report it */
 #define STACKINFO_RLIM_INFINITY		(~0ULL)
@@ -110,10 +127,23 @@ struct stackinfo_query {
 	/* VER1 */
 	__s32 proof_fd;		/* in: see STACKINFO_QUERY_PROOF_FD */
 	__u32 reserved1;	/* in: must be zero */
+
+	/*
+	 * VER2: the thread's sigaltstack as the kernel keeps it (ss_flags:
+	 * SS_ONSTACK, SS_DISABLE, SS_AUTODISARM of <linux/signal.h>, as
+	 * sigaltstack(NULL, &old) would give the thread at sp), and which
+	 * stack sp is on. About another thread: a snapshot of values that
+	 * thread may be changing (stackinfo(4)).
+	 */
+	__u64 ss_sp;		/* out: task->sas_ss_sp */
+	__u64 ss_size;		/* out: task->sas_ss_size */
+	__u32 ss_flags;		/* out */
+	__u32 stack_kind;	/* out: STACKINFO_STACK_* */
 };
 
 #define STACKINFO_QUERY_SIZE_VER0	168	/* first published layout */
 #define STACKINFO_QUERY_SIZE_VER1	176	/* + proof_fd */
+#define STACKINFO_QUERY_SIZE_VER2	200	/* + sigaltstack, stack_kind */
 
 /*
  * Every thread of a process in one call, for tracers. The kernel writes one

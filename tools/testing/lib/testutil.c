@@ -863,7 +863,8 @@ void t_bad_query(int fd, pid_t tid)
 	{
 		static const unsigned long cmds[] = {
 			_IOWR(STACKINFO_IOC_MAGIC, 0x01, char[STACKINFO_QUERY_SIZE_VER0]),
-			_IOWR(STACKINFO_IOC_MAGIC, 0x01, char[STACKINFO_QUERY_SIZE_VER1 + 64]),
+			_IOWR(STACKINFO_IOC_MAGIC, 0x01, char[STACKINFO_QUERY_SIZE_VER1]),
+			_IOWR(STACKINFO_IOC_MAGIC, 0x01, char[STACKINFO_QUERY_SIZE_VER2 + 64]),
 			_IOWR(STACKINFO_IOC_MAGIC, 0x01, uint64_t),
 		};
 		unsigned int i;
@@ -873,6 +874,34 @@ void t_bad_query(int fd, pid_t tid)
 			err = ioctl(fd, cmds[i], &q) ? -errno : 0;
 			CHECK(!err && q.out_tid == (uint32_t)tid,
 			      "command %#lx: %s", cmds[i], strerror(-err));
+		}
+	}
+	/*
+	 * an older layout gets exactly the older answer: nothing written past
+	 * its size, no valid bit for a field it does not have
+	 */
+	{
+		static const uint64_t sizes[] = { STACKINFO_QUERY_SIZE_VER0,
+						  STACKINFO_QUERY_SIZE_VER1 };
+		const uint64_t later = STACKINFO_VALID_ALTSTACK | STACKINFO_VALID_STACK_KIND;
+		unsigned int i, j;
+
+		for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+			unsigned char *b = (unsigned char *)&q;
+
+			memset(&q, 0x5a, sizeof(q));
+			t_query_fill(&q, sizes[i]);
+			memset(b + sizes[i], 0x5a, sizeof(q) - sizes[i]);
+			err = ioctl(fd, STACKINFO_IOC_QUERY, &q) ? -errno : 0;
+			CHECK(!err && q.out_tid == (uint32_t)tid, "size %llu: %s",
+			      (unsigned long long)sizes[i], strerror(-err));
+			CHECK(!(q.valid & later), "size %llu: valid %#llx has a later layout's bits",
+			      (unsigned long long)sizes[i], (unsigned long long)q.valid);
+			for (j = sizes[i]; j < sizeof(q); j++)
+				if (b[j] != 0x5a)
+					break;
+			CHECK(j == sizeof(q), "size %llu: byte %u written",
+			      (unsigned long long)sizes[i], j);
 		}
 	}
 	t_ioctl_expect(fd, "_IOR", _IOR(STACKINFO_IOC_MAGIC, 0x01, struct stackinfo_query), &q,
