@@ -828,6 +828,13 @@ void t_bad_query(int fd, pid_t tid)
 	t_query_fill(&q, sizeof(q));
 	q.reserved1 = 1;
 	t_ioctl_expect(fd, "reserved1", STACKINFO_IOC_QUERY, &q, sizeof(q), EINVAL);
+	t_query_fill(&q, sizeof(q));
+	q.reserved2 = 1;
+	t_ioctl_expect(fd, "reserved2", STACKINFO_IOC_QUERY, &q, sizeof(q), EINVAL);
+	t_query_fill(&q, STACKINFO_QUERY_SIZE_VER1);
+	q.query_flags = STACKINFO_QUERY_ADDR;
+	t_ioctl_expect(fd, "address flag in a VER1 struct", STACKINFO_IOC_QUERY, &q, sizeof(q),
+		       EINVAL);
 
 	/* pointers */
 	t_ioctl_expect(fd, "NULL", STACKINFO_IOC_QUERY, NULL, 0, EFAULT);
@@ -969,7 +976,7 @@ bool t_query_same(const struct stackinfo_query *a, const struct stackinfo_query 
 		uint64_t a, b;
 	} f[] = {
 #define T_F(x, m) { #x, a->x & (m), b->x & (m) }
-		T_F(valid, ~0ULL),
+		T_F(valid, (how & T_CMP_TEXT) ? ~(uint64_t)T_VALID_NOT_TEXT : ~0ULL),
 		T_F(out_tid, ~0ULL),
 		T_F(tgid, ~0ULL),
 		T_F(thread_flags, fmask),
