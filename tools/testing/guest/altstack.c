@@ -21,9 +21,8 @@
 
 #include "testutil.h"
 
-/* <linux/signal.h>'s, which glibc 2.36's <signal.h> does not define */
 #ifndef SS_AUTODISARM
-#define SS_AUTODISARM ((int)(1U << 31))
+#define SS_AUTODISARM ((int)STACKINFO_SS_AUTODISARM)
 #endif
 
 #define ALT_SIZE (64 * 1024)
