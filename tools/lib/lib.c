@@ -461,6 +461,15 @@ SI_EXPORT int stackinfo_classify_addr(pid_t tid, uint64_t addr, uint64_t flags,
 		return -EINVAL;
 	q->addr = addr;
 	err = si_query(tid, flags | STACKINFO_QUERY_ADDR, q);
+	/*
+	 * A kernel from before the address flag refuses it (EINVAL), or the
+	 * address as a non-zero tail of its shorter struct (E2BIG): the rest
+	 * of the answer, without STACKINFO_VALID_ADDR.
+	 */
+	if (err == -EINVAL || err == -E2BIG) {
+		err = si_query(tid, flags, q);
+		q->addr = addr;
+	}
 	errno = saved;
 	return err;
 }

@@ -89,8 +89,9 @@ int stackinfo_query_thread(pid_t tid, uint64_t flags,
  * Where @addr is for thread @tid (as stackinfo_query_thread() names it):
  * the query with STACKINFO_QUERY_ADDR, q->addr_class and q->addr_vma_*
  * valid with STACKINFO_VALID_ADDR (STACKINFO_VALID_ADDR_VMA). Only the
- * module and the in-tree file classify: the other backends answer the
- * rest of the query and leave STACKINFO_VALID_ADDR clear. @flags:
+ * module and the in-tree file classify: the other backends, and kernels
+ * from before the classification, answer the rest of the query and leave
+ * STACKINFO_VALID_ADDR clear. @flags:
  * STACKINFO_QUERY_NO_SP, STACKINFO_LIB_ASYNC_SAFE.
  */
 int stackinfo_classify_addr(pid_t tid, uint64_t addr, uint64_t flags,
