@@ -645,7 +645,7 @@ static unsigned long map_stack_layout(struct kunit *test)
 static void lockfree_matches_locked(struct kunit *test)
 {
 	struct mm_struct *mm;
-	struct stackinfo_look fast, slow;
+	struct stackinfo_look fast = {}, slow = {};
 	unsigned long sp, addrs[5];
 	unsigned int i;
 	int err;
@@ -688,7 +688,7 @@ static void take_and_drop_mmap_lock(struct mm_struct *mm)
 
 static void lockfree_gives_way_after_writer(struct kunit *test)
 {
-	struct stackinfo_look l;
+	struct stackinfo_look l = {};
 	unsigned long sp;
 
 	skip_unless_lockfree(test);
@@ -704,7 +704,7 @@ static void lockfree_gives_way_after_writer(struct kunit *test)
 static void lockfree_gives_way_to_held_lock(struct kunit *test)
 {
 	struct mm_struct *mm;
-	struct stackinfo_look l;
+	struct stackinfo_look l = {};
 	unsigned long sp;
 	bool answered;
 
@@ -728,7 +728,7 @@ static void lockfree_fallback_sees_change(struct kunit *test)
 {
 	bool was = READ_ONCE(stackinfo_lockfree);
 	unsigned long sp, hits, fallbacks;
-	struct stackinfo_look l;
+	struct stackinfo_look l = {};
 
 	skip_unless_lockfree(test);
 	sp = map_stack_layout(test);
@@ -756,7 +756,7 @@ static void lockfree_fallback_sees_change(struct kunit *test)
 /* Where the kernel has no sequence to check, only the locked look runs. */
 static void lockfree_off_where_unavailable(struct kunit *test)
 {
-	struct stackinfo_look l;
+	struct stackinfo_look l = {};
 	unsigned long sp;
 
 	if (STACKINFO_HAVE_LOCKFREE)

@@ -29,7 +29,9 @@
 #define STACKINFO_CMDLINE_MAX SZ_1M
 
 unsigned long stackinfo_guard_gap;
+EXPORT_SYMBOL_IF_KUNIT(stackinfo_guard_gap);
 bool stackinfo_guard_gap_known;
+EXPORT_SYMBOL_IF_KUNIT(stackinfo_guard_gap_known);
 
 static long stack_guard_gap_pages = -1;
 module_param_named(stack_guard_gap, stack_guard_gap_pages, long, 0444);

@@ -318,6 +318,8 @@ int main(void)
 	CHECK_EQ(batch(0, buf, &count, STACKINFO_QUERY_SIZE_VER0 - 8, 0), -EINVAL);
 	CHECK_EQ(batch(0, buf, &count, page + 8, 0), -EINVAL);
 	CHECK_EQ(batch(0, buf, &count, qs, 1ULL << 40), -EINVAL);
+	/* no address to classify in a batch */
+	CHECK_EQ(batch(0, buf, &count, qs, STACKINFO_QUERY_ADDR), -EINVAL);
 	CHECK_EQ(batch(0x7ffffff0, buf, &count, qs, 0), -ESRCH);
 	/* kthreadd: the kernel shows anyone that it has no user memory */
 	count = 16;
