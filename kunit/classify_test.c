@@ -195,6 +195,20 @@ static void classify_altstack_and_stack(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, q.addr_class, (u32)STACKINFO_ADDR_ALTSTACK);
 	KUNIT_EXPECT_EQ(test, q.addr_vma_start, (u64)BASE);
 
+	/* the SP on a sigaltstack in that VMA: the rest of it is no stack */
+	l = (struct stackinfo_look){ .addr = BASE + 3 * SZ, .want_addr = true };
+	err = stackinfo_look_locked(current->mm, sp, true, &l);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	q = (struct stackinfo_query){
+		.addr = BASE + 3 * SZ,
+		.valid = STACKINFO_VALID_ALTSTACK | STACKINFO_VALID_STACK_KIND,
+		.ss_sp = BASE + SZ,
+		.ss_size = 2 * SZ,
+		.stack_kind = STACKINFO_STACK_ALTSTACK,
+	};
+	stackinfo_classify(&l, &q);
+	KUNIT_EXPECT_EQ(test, q.addr_class, (u32)STACKINFO_ADDR_MAPPED);
+
 	l = (struct stackinfo_look){ .addr = TASK_SIZE_MAX, .want_addr = true };
 	KUNIT_ASSERT_EQ(test, stackinfo_look_locked(current->mm, 0, false, &l),
 			0);
@@ -218,12 +232,49 @@ static void classify_unknown_limits(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, q.valid & STACKINFO_VALID_ADDR);
 }
 
+/*
+ * expand_downwards() refuses below mmap_min_addr first; with no VMA below,
+ * under the kernel's default for it (the sysctl is not exported) there is
+ * no answer, from the default on the usual rules.
+ */
+static void classify_below_mmap_min_addr(struct kunit *test)
+{
+	const unsigned long min = CONFIG_DEFAULT_MMAP_MIN_ADDR;
+	struct stackinfo_look l = {
+		.want_addr = true,
+		.at = {
+			.found = true,
+			.start = min + 16 * PAGE_SIZE,
+			.end = min + 32 * PAGE_SIZE,
+			.vm_flags = VM_READ | VM_WRITE | VM_GROWSDOWN,
+			.pgoff = ULONG_MAX >> PAGE_SHIFT,
+		},
+	};
+	struct stackinfo_query q = {
+		.valid = STACKINFO_VALID_RLIMIT | STACKINFO_VALID_GUARD_GAP,
+		.rlim_stack_cur = STACKINFO_RLIM_INFINITY,
+		.guard_gap = 256 * PAGE_SIZE,
+	};
+
+	q.addr = min;
+	stackinfo_classify(&l, &q);
+	KUNIT_EXPECT_EQ(test, q.addr_class, (u32)STACKINFO_ADDR_GROWTH);
+	if (min < PAGE_SIZE)
+		return;
+	q.valid &= ~(STACKINFO_VALID_ADDR | STACKINFO_VALID_ADDR_VMA);
+	q.addr_class = 0;
+	q.addr = min - 1;
+	stackinfo_classify(&l, &q);
+	KUNIT_EXPECT_FALSE(test, q.valid & STACKINFO_VALID_ADDR);
+}
+
 static struct kunit_case stackinfo_classify_cases[] = {
 	KUNIT_CASE_PARAM(classify_growth, growth_gen_params),
 	KUNIT_CASE(classify_guard),
 	KUNIT_CASE(classify_prot_none_alone),
 	KUNIT_CASE(classify_altstack_and_stack),
 	KUNIT_CASE(classify_unknown_limits),
+	KUNIT_CASE(classify_below_mmap_min_addr),
 	{}
 };
 

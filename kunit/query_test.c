@@ -659,6 +659,11 @@ static void lockfree_matches_locked(struct kunit *test)
 	addrs[3] = BASE + 2 * SZ; /* nothing there */
 	addrs[4] = ~0UL; /* beyond task_size */
 	for (i = 0; i < ARRAY_SIZE(addrs); i++) {
+		/* and the address walk, about another of them */
+		fast.addr = addrs[(i + 1) % ARRAY_SIZE(addrs)];
+		slow.addr = fast.addr;
+		fast.want_addr = true;
+		slow.want_addr = true;
 		/* nothing else writes this mm: the look must not give way */
 		KUNIT_ASSERT_TRUE(test,
 				  stackinfo_look_lockless(mm, addrs[i], true,
@@ -668,6 +673,7 @@ static void lockfree_matches_locked(struct kunit *test)
 		KUNIT_EXPECT_MEMEQ(test, &fast, &slow, sizeof(fast));
 	}
 	/* and it is the right answer, not only the same one */
+	fast.want_addr = false;
 	KUNIT_ASSERT_TRUE(test,
 			  stackinfo_look_lockless(mm, sp, true, &fast, NULL));
 	KUNIT_EXPECT_TRUE(test, fast.sp_vma.found);

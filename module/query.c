@@ -295,6 +295,10 @@ struct stackinfo_target {
 	struct task_struct *task;
 	struct mm_struct *mm;
 	unsigned long sp;
+	/* its sigaltstack, read with the SP: the image the grant was for */
+	unsigned long ss_sp;
+	size_t ss_size;
+	unsigned int ss_flags;
 	bool have_sp;
 	bool sp_granted; /* the SP may be shown, had it one */
 	bool self;
@@ -318,8 +322,32 @@ static bool stackinfo_has_user_sp(struct task_struct *task)
  * read races on purpose (the answer is "the SP at the last entry", a
  * snapshot of a moving value, which stackinfo(4) says).
  */
+/*
+ * @task's sigaltstack as it keeps it (pinned with the task_struct by the
+ * caller's reference, or current's own call). Only @task writes it:
+ * sigaltstack() (under its siglock only with CONFIG_DYNAMIC_SIGFRAME), a
+ * signal delivered with SS_AUTODISARM (sas_ss_reset()), sigreturn
+ * (restore_altstack()), and exec clears it under exec_update_lock
+ * (begin_new_exec()), with no lock a reader could take. About another thread the reads
+ * race with it on purpose: each value is one it held, and the three may
+ * straddle one change (stackinfo(4) says so). Thread clone resets them
+ * before the thread is visible, so they are never uninitialised. Read
+ * under the exec_update_lock the grant was made under, as the SP is: a
+ * new image's sigaltstack is never told for the old image's grant.
+ */
+static void stackinfo_read_altstack(struct task_struct *task,
+				    struct stackinfo_target *t)
+{
+	/* racy on purpose about another thread: see above */
+	t->ss_sp = data_race(READ_ONCE(task->sas_ss_sp));
+	/* racy on purpose: see above */
+	t->ss_size = data_race(READ_ONCE(task->sas_ss_size));
+	/* racy on purpose: see above */
+	t->ss_flags = data_race(READ_ONCE(task->sas_ss_flags));
+}
+
 static struct mm_struct *stackinfo_task_mm(struct task_struct *task,
-					   unsigned long *sp)
+					   struct stackinfo_target *t)
 {
 	struct mm_struct *mm;
 
@@ -328,7 +356,8 @@ static struct mm_struct *stackinfo_task_mm(struct task_struct *task,
 	if (mm) {
 		mmget(mm);
 		/* racy on purpose: see above */
-		*sp = data_race(user_stack_pointer(task_pt_regs(task)));
+		t->sp = data_race(user_stack_pointer(task_pt_regs(task)));
+		stackinfo_read_altstack(task, t);
 	}
 	task_unlock(task);
 	return mm;
@@ -419,6 +448,7 @@ static int stackinfo_target_get(const struct stackinfo_caller *c,
 		t->have_sp = want_sp && stackinfo_has_user_sp(task);
 		if (t->have_sp)
 			t->sp = user_stack_pointer(current_pt_regs());
+		stackinfo_read_altstack(task, t);
 		return 0;
 	}
 
@@ -431,7 +461,7 @@ static int stackinfo_target_get(const struct stackinfo_caller *c,
 			if (err)
 				goto out_cred;
 		}
-		mm = stackinfo_task_mm(task, &t->sp);
+		mm = stackinfo_task_mm(task, t);
 		/* the policy may ask LSMs (capable()): no spinlock held */
 		grant = stackinfo_grant(c, task, mm);
 		if (!other || grant >= need || !c->ask_kernel)
@@ -574,30 +604,18 @@ static bool stackinfo_on_altstack(unsigned long sp, unsigned long ss_sp,
 }
 
 /*
- * @task's sigaltstack, as do_sigaltstack() reports it to the thread itself
- * at @t's SP (sas_ss_flags() there: SS_DISABLE without one, SS_ONSTACK on
- * it unless SS_AUTODISARM), and which stack that SP is on. The sas_ss_*
- * fields live in @task's task_struct, pinned by the caller's reference (or
- * current's own call). Only the thread itself writes them: sigaltstack()
- * (under its siglock only with CONFIG_DYNAMIC_SIGFRAME), a signal
- * delivered with SS_AUTODISARM (sas_ss_reset()), sigreturn
- * (restore_altstack()) and exec (de_thread()), with no lock a reader could
- * take. About another thread the reads race with it on purpose: each
- * value is one it held, once read, and the three may straddle one change
- * (stackinfo(4) says so). Thread clone resets them before the thread is
- * visible, so they are never uninitialised.
+ * The sigaltstack @t read with the SP (stackinfo_read_altstack()), with
+ * the flags sigaltstack(NULL, &old) would give the thread at @t's SP
+ * (sas_ss_flags() there: SS_DISABLE without one, SS_ONSTACK on it unless
+ * SS_AUTODISARM), and which stack that SP is on.
  */
-static void stackinfo_put_altstack(struct task_struct *task,
-				   const struct stackinfo_target *t,
+static void stackinfo_put_altstack(const struct stackinfo_target *t,
 				   const struct stackinfo_look *l,
 				   struct stackinfo_query *q)
 {
-	/* racy on purpose about another thread: see above */
-	unsigned long ss_sp = data_race(READ_ONCE(task->sas_ss_sp));
-	/* racy on purpose: see above */
-	size_t ss_size = data_race(READ_ONCE(task->sas_ss_size));
-	/* racy on purpose: see above */
-	unsigned int ss_flags = data_race(READ_ONCE(task->sas_ss_flags));
+	unsigned long ss_sp = t->ss_sp;
+	size_t ss_size = t->ss_size;
+	unsigned int ss_flags = t->ss_flags;
 	bool on = t->have_sp && stackinfo_on_altstack(t->sp, ss_sp, ss_size);
 
 	q->ss_sp = ss_sp;
@@ -640,10 +658,10 @@ static bool stackinfo_in_vma(const struct stackinfo_vma *v, unsigned long addr)
  * within stack_guard_gap above a mapping below that neither grows down nor
  * is PROT_NONE (vma_is_accessible()); refused when the stack would grow
  * beyond its vm_pgoff or RLIMIT_STACK (rlimit() of the faulting thread,
- * its process's). Not judged: mmap_min_addr (modules cannot read it; a
- * main stack always has the executable below it), RLIMIT_AS
+ * its process's); refused below mmap_min_addr. Not judged: RLIMIT_AS
  * (may_expand_vm()), mlock limits and overcommit. 0 when it cannot say:
- * the guard gap or the rlimit unknown.
+ * the guard gap or the rlimit unknown, or an address below the default
+ * mmap_min_addr with no VMA under it (the sysctl is not exported).
  */
 static u32 stackinfo_growth(const struct stackinfo_addr *at,
 			    const struct stackinfo_query *q)
@@ -652,6 +670,13 @@ static u32 stackinfo_growth(const struct stackinfo_addr *at,
 	unsigned long size = at->end - addr;
 	unsigned long grow = (at->start - addr) >> PAGE_SHIFT;
 
+	/*
+	 * expand_downwards()' first refusal, below mmap_min_addr: a VMA
+	 * below was placed above it, and without one the sysctl (which
+	 * modules cannot read) may be anything up to its default.
+	 */
+	if (!at->has_prev && addr < CONFIG_DEFAULT_MMAP_MIN_ADDR)
+		return 0;
 	if (at->has_prev && !(at->prev_flags & VM_GROWSDOWN) &&
 	    stackinfo_accessible(at->prev_flags)) {
 		if (!(q->valid & STACKINFO_VALID_GUARD_GAP))
@@ -680,6 +705,9 @@ VISIBLE_IF_KUNIT void stackinfo_classify(const struct stackinfo_look *l,
 	const struct stackinfo_addr *at = &l->at;
 	unsigned long addr = q->addr;
 	bool holds = at->found && addr >= at->start;
+	/* the SP on the sigaltstack: its VMA (heap, mmap) is no stack */
+	bool on_alt = (q->valid & STACKINFO_VALID_STACK_KIND) &&
+		      q->stack_kind == STACKINFO_STACK_ALTSTACK;
 	bool grows;
 	u32 class;
 
@@ -687,7 +715,7 @@ VISIBLE_IF_KUNIT void stackinfo_classify(const struct stackinfo_look *l,
 	    addr >= q->ss_sp && addr - q->ss_sp < q->ss_size)
 		class = STACKINFO_ADDR_ALTSTACK;
 	else if (holds && (stackinfo_in_vma(&l->main_vma, addr) ||
-			   stackinfo_in_vma(&l->sp_vma, addr)))
+			   (stackinfo_in_vma(&l->sp_vma, addr) && !on_alt)))
 		class = STACKINFO_ADDR_STACK;
 	else if (holds && !stackinfo_accessible(at->vm_flags) && at->has_next &&
 		 at->next_start == at->end &&
@@ -796,7 +824,7 @@ int stackinfo_query_task(const struct stackinfo_caller *c,
 		}
 	}
 	if (t.sp_granted)
-		stackinfo_put_altstack(task, &t, &look, q);
+		stackinfo_put_altstack(&t, &look, q);
 
 	/* released while we looked: the thread is gone, say so */
 	err = stackinfo_rlimit_stack(task, &rlim);
