@@ -69,7 +69,7 @@ HOST_TESTS := $(patsubst tools/testing/host/%.c,$(B)/host/%,$(HOST_SRCS)) \
 	$(patsubst tools/testing/host/%.sh,$(B)/host/%,$(wildcard tools/testing/host/*.sh))
 BINS := $(B)/bin/stackinfo $(B)/bin/stackinfo-demo $(B)/bin/getattr-print \
 	$(B)/bin/thread-sleeper $(B)/bin/stackinfo-bench $(B)/bin/startup-time \
-	$(B)/bin/stack-overflow
+	$(B)/bin/stack-overflow $(B)/bin/stackinfo-layout
 # the in-tree series' kselftest (kernel/selftests/), run by the guest test
 # intree_selftest
 KSELFTEST := $(B)/guest/kselftest/proc-stackinfo
@@ -166,6 +166,9 @@ $(B)/bin/stackinfo-bench: tools/bench/bench.c $(LIB_A) $(LIB_HDRS)
 $(B)/bin/stackinfo-demo: tools/demo/stackinfo-demo.c $(UAPI)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LDLIBS)
+
+# the bindings' test holds python/stackinfo/_abi.py against this
+$(B)/bin/stackinfo-layout: $(LIB_HDRS)
 
 $(B)/bin/%: tools/testing/%.c
 	@mkdir -p $(@D)
