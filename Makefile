@@ -73,7 +73,8 @@ BINS := $(B)/bin/stackinfo $(B)/bin/stackinfo-demo $(B)/bin/getattr-print \
 # the in-tree series' kselftest (kernel/selftests/), run by the guest test
 # intree_selftest
 KSELFTEST := $(B)/guest/kselftest/proc-stackinfo
-GUEST_FILES := $(B)/guest/run-tests $(B)/guest/splat-patterns $(B)/guest/testlib.sh $(KSELFTEST)
+GUEST_FILES := $(B)/guest/run-tests $(B)/guest/splat-patterns $(B)/guest/testlib.sh $(KSELFTEST) \
+	$(B)/guest/bindings_test.py
 
 .PHONY: all module tools check demo bench deps clean help prune guest-tests install uninstall \
 	dkms-install dkms-uninstall install-tools deb
@@ -225,6 +226,12 @@ $(B)/guest/run-tests: tools/testing/guest/run-tests
 	install -m 755 $< $@
 
 $(B)/guest/testlib.sh: tools/testing/lib/guest.sh
+	@mkdir -p $(@D)
+	install -m 644 $< $@
+
+# the Python bindings' test, run by lib_python in the guest (and on the
+# host by python_bindings)
+$(B)/guest/bindings_test.py: tools/testing/python/bindings_test.py
 	@mkdir -p $(@D)
 	install -m 644 $< $@
 
