@@ -136,7 +136,11 @@ its guard is marked "stack overflow"."""
         if why:
             gdb.write(f"info stackinfo: {why}\n")
             return
-        gdb.write(f"process {inf.pid}, backend {stackinfo.backend()}\n")
+        try:
+            in_use = stackinfo.backend()
+        except stackinfo.Error as e:
+            raise gdb.GdbError(f"info stackinfo: no backend: {e.strerror}") from None
+        gdb.write(f"process {inf.pid}, backend {in_use}\n")
         selected = gdb.selected_thread()
         try:
             for th in sorted(inf.threads(), key=lambda x: x.num):

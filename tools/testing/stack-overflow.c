@@ -2,12 +2,15 @@
 /*
  * stack-overflow [KIB]: a worker thread with a KIB KiB stack (default 256)
  * and glibc's guard page recurses until it runs into its guard and dies of
- * SIGSEGV. Prints "worker TID" first. A debugger's target (lib_gdb).
+ * SIGSEGV. Prints "worker TID" first.
+ * stack-overflow main: the main thread recurses until its stack may grow no
+ * further (RLIMIT_STACK) and dies of SIGSEGV. A debugger's target (lib_gdb).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 /* never reached; volatile, so the compiler cannot know that */
@@ -46,6 +49,8 @@ int main(int argc, char **argv)
 	pthread_t th;
 	void *ret;
 
+	if (argc > 1 && !strcmp(argv[1], "main"))
+		return depth(0);
 	if (kib <= 0 || pthread_attr_init(&attr) ||
 	    pthread_attr_setstacksize(&attr, (size_t)kib * 1024) ||
 	    pthread_create(&th, &attr, worker, NULL)) {

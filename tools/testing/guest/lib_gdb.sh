@@ -7,9 +7,11 @@
 # `info stackinfo` names that thread (by its LWP) and only it as a stack
 # overflow, with its stack and guard equal to lines of the kernel's
 # /proc/<pid>/maps read while gdb holds the process, and the main thread's
-# stack equal to maps' [stack]; the SIGSEGV address is $_siginfo's. On a
-# core file of the same process and with no process it says it cannot ask
-# the kernel, and it takes no arguments.
+# stack equal to maps' [stack]; the SIGSEGV address is $_siginfo's. Then
+# the main thread recursing until RLIMIT_STACK stops its growth: an
+# overflow below the stack, which is maps' [stack]. On a core file of the
+# same process and with no process it says it cannot ask the kernel, and
+# it takes no arguments.
 . "$(dirname "$0")/../testlib.sh"
 out=/tmp/gdb.out
 rm -f /tmp/so.core
@@ -48,6 +50,21 @@ echo "main: $main"
 mstack=$(echo "$main" | sed -n 's/.* stack 0x\([0-9a-f]*\)-0x\([0-9a-f]*\) .*/\1-\2/p')
 check "main's stack is maps' [stack] ($mstack)" grep -q "^$mstack rw-p .*\[stack\]\$" $out
 check "main: no overflow" eval 'echo "$main" | grep -vq overflow'
+
+# the main thread, to the end of RLIMIT_STACK
+gdb -batch -ex run -ex 'info stackinfo' \
+	-ex 'printf "siginfo-addr %lx\n", $_siginfo._sifields._sigfault.si_addr' \
+	-ex 'python print(open("/proc/%d/maps" % gdb.selected_inferior().pid).read())' \
+	-ex kill --args /usr/bin/stack-overflow main >/tmp/gdb.main 2>&1
+main=$(grep '^LWP [0-9]* thread 1: ' /tmp/gdb.main)
+echo "main overflow: $main"
+check "main overflowed below its stack" eval 'echo "$main" | grep -q ": stack overflow (SIGSEGV at 0x[0-9a-f]*, below the stack, where it may not grow"'
+mstack=$(echo "$main" | sed -n 's/.* stack 0x\([0-9a-f]*\)-0x\([0-9a-f]*\) .*/\1-\2/p')
+check "main: its stack is maps' [stack] ($mstack)" grep -q "^$mstack rw-p .*\[stack\]\$" /tmp/gdb.main
+addr=$(echo "$main" | sed -n 's/.*SIGSEGV at 0x\([0-9a-f]*\),.*/\1/p')
+check "main: the address is \$_siginfo's ($addr)" grep -q "^siginfo-addr $addr\$" /tmp/gdb.main
+check "main: the address is below the stack" [ "$((0x$addr < 0x${mstack%-*}))" = 1 ]
+[ $fail = 0 ] || cat /tmp/gdb.main
 
 check "core written" [ -s /tmp/so.core ]
 gdb -batch -ex 'info stackinfo' /usr/bin/stack-overflow /tmp/so.core >/tmp/gdb.core 2>&1
