@@ -20,6 +20,13 @@ thread-sleeper 3 >/tmp/pysleeper.out &
 sleeper=$!
 i=0
 while ! grep -qs ready /tmp/pysleeper.out && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+# another thread's SP is answered only while it blocks: until all of the
+# sleeper's threads do, two answers could differ by it
+i=0
+while grep -qs '^running' /proc/$sleeper/task/*/syscall && [ $i -lt 600 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
 
 # same CASE ARGS...: python3 -m stackinfo and the CLI's --json say the same
 # (check() keeps its description in $what: this names its own $case)

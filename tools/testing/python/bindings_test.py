@@ -26,6 +26,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 
 import stackinfo
 from stackinfo import _abi
@@ -129,6 +130,24 @@ atexit.register(child.kill)  # whatever fails below
 child_pid = int(child.stdout.readline().split()[1])
 own = [0, os.getpid()] + [w.native_id for w in workers]
 theirs = [int(t) for t in os.listdir(f"/proc/{child_pid}/task")]
+
+
+def blocked(pid, tid):
+    """@tid is in a system call (its SP is then readable, and stays)."""
+    try:
+        with open(f"/proc/{pid}/task/{tid}/syscall") as f:
+            return f.read().split()[0] not in ("running", "-1")
+    except OSError:
+        return False
+
+
+# another thread's SP is read only while it blocks: wait until all do, or
+# two queries of the same thread could differ (one before, one after)
+for _ in range(600):
+    if all(blocked(os.getpid(), w.native_id) for w in workers) and \
+            all(blocked(child_pid, t) for t in theirs):
+        break
+    time.sleep(0.01)
 
 backends = []
 for name in stackinfo.backend_names():
