@@ -73,8 +73,8 @@ BINS := $(B)/bin/stackinfo $(B)/bin/stackinfo-demo $(B)/bin/getattr-print \
 # the in-tree series' kselftest (kernel/selftests/), run by the guest test
 # intree_selftest
 KSELFTEST := $(B)/guest/kselftest/proc-stackinfo
-GUEST_FILES := $(B)/guest/run-tests $(B)/guest/splat-patterns $(B)/guest/testlib.sh $(KSELFTEST) \
-	$(B)/guest/bindings_test.py
+GUEST_FILES := $(B)/guest/run-tests $(B)/guest/splat-patterns $(B)/guest/testlib.sh \
+	$(B)/guest/kmsg-since $(B)/guest/m32/compat_abi $(KSELFTEST) $(B)/guest/bindings_test.py
 
 .PHONY: all module tools check demo bench deps clean help prune guest-tests install uninstall \
 	dkms-install dkms-uninstall install-tools deb
@@ -234,6 +234,17 @@ $(B)/guest/testlib.sh: tools/testing/lib/guest.sh
 $(B)/guest/bindings_test.py: tools/testing/python/bindings_test.py
 	@mkdir -p $(@D)
 	install -m 644 $< $@
+
+# the ABI from a 32-bit process (guest test compat_abi): static, since the
+# guest has no 32-bit libc (gcc-multilib, scripts/deps.sh base)
+$(B)/guest/m32/compat_abi: tools/testing/guest-m32/compat_abi.c $(UAPI)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(CFLAGS) -m32 -static -Iinclude/uapi -o $@ $< -lpthread
+
+# run-tests' reader of the kernel log by sequence number
+$(B)/guest/kmsg-since: tools/testing/kmsg-since.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $<
 
 $(B)/guest/splat-patterns: tools/testing/splat-patterns
 	@mkdir -p $(@D)

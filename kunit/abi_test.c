@@ -8,6 +8,9 @@
 #include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/mman.h>
+#include <linux/pid.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/seq_file.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -198,6 +201,70 @@ static void abi_copy_back_length(struct kunit *test)
 	KUNIT_EXPECT_MEMEQ(test, after, sentinel, sizeof(sentinel));
 }
 
+/* init's sigaltstack fields, read from its task_struct (nothing changes them) */
+static void init_altstack(struct kunit *test, u64 *ss_sp, u64 *ss_size)
+{
+	struct task_struct *init;
+
+	rcu_read_lock();
+	init = pid_task(find_vpid(1), PIDTYPE_PID);
+	KUNIT_ASSERT_NOT_NULL(test, init);
+	*ss_sp = init->sas_ss_sp;
+	*ss_size = init->sas_ss_size;
+	rcu_read_unlock();
+}
+
+/* A VER1 caller gets the answer VER1 had: no bit for VER2's fields. */
+static void abi_ver1_no_ver2_bits(struct kunit *test)
+{
+	void __user *u = ubuf_query(test, STACKINFO_QUERY_SIZE_VER1);
+	struct stackinfo_query q;
+
+	KUNIT_ASSERT_EQ(test, stackinfo_ioctl_query(NULL, u), 0);
+	ubuf_read(test, u, &q, sizeof(q));
+	KUNIT_EXPECT_TRUE(test, q.valid & STACKINFO_VALID_SP);
+	KUNIT_EXPECT_FALSE(test, q.valid & STACKINFO_VALID_ALTSTACK);
+	KUNIT_EXPECT_FALSE(test, q.valid & STACKINFO_VALID_STACK_KIND);
+	KUNIT_EXPECT_EQ(test, q.ss_sp, 0ULL);
+	KUNIT_EXPECT_EQ(test, q.ss_flags, 0U);
+}
+
+/* VER2 has the thread's sigaltstack as its task_struct holds it. */
+static void abi_ver2_altstack(struct kunit *test)
+{
+	void __user *u = ubuf_query(test, STACKINFO_QUERY_SIZE_VER2);
+	struct stackinfo_query q;
+	u64 ss_sp, ss_size;
+
+	KUNIT_ASSERT_EQ(test, stackinfo_ioctl_query(NULL, u), 0);
+	ubuf_read(test, u, &q, sizeof(q));
+	init_altstack(test, &ss_sp, &ss_size);
+	KUNIT_EXPECT_TRUE(test, q.valid & STACKINFO_VALID_ALTSTACK);
+	KUNIT_EXPECT_TRUE(test, q.valid & STACKINFO_VALID_STACK_KIND);
+	KUNIT_EXPECT_EQ(test, q.ss_sp, ss_sp);
+	KUNIT_EXPECT_EQ(test, q.ss_size, ss_size);
+	if (!ss_size)
+		KUNIT_EXPECT_TRUE(test, q.ss_flags & SS_DISABLE);
+	/* init runs on its main stack */
+	KUNIT_EXPECT_EQ(test, q.stack_kind, (u32)STACKINFO_STACK_MAIN);
+}
+
+/* NO_SP asks for nothing granted with the SP: no sigaltstack either. */
+static void abi_no_sp_no_altstack(struct kunit *test)
+{
+	void __user *u = ubuf_query(test, STACKINFO_QUERY_SIZE_VER2);
+	size_t at = offsetof(struct stackinfo_query, query_flags);
+	u64 flags = STACKINFO_QUERY_NO_SP;
+	struct stackinfo_query q;
+
+	KUNIT_ASSERT_EQ(test, copy_to_user(u + at, &flags, sizeof(flags)), 0UL);
+	KUNIT_ASSERT_EQ(test, stackinfo_ioctl_query(NULL, u), 0);
+	ubuf_read(test, u, &q, sizeof(q));
+	KUNIT_EXPECT_TRUE(test, q.valid & STACKINFO_VALID_MAIN_VMA);
+	KUNIT_EXPECT_FALSE(test, q.valid & STACKINFO_VALID_ALTSTACK);
+	KUNIT_EXPECT_FALSE(test, q.valid & STACKINFO_VALID_STACK_KIND);
+}
+
 static void abi_bad_pointer(struct kunit *test)
 {
 	void __user *unmapped = (void __user *)(UBUF + 64 * SZ);
@@ -243,6 +310,36 @@ static void threads_init(struct kunit *test)
 	ubuf_read(test, (void __user *)(UBUF + 64), &q, sizeof(q));
 	KUNIT_EXPECT_EQ(test, q.out_tid, 1U);
 	KUNIT_EXPECT_TRUE(test, q.valid & STACKINFO_VALID_MAIN_VMA);
+}
+
+/* Batch entries of a VER1 caller's size have no bit for VER2's fields. */
+static void threads_entry_ver1_no_ver2_bits(struct kunit *test)
+{
+	struct stackinfo_threads __user *u =
+		ubuf_threads(test, 4, STACKINFO_QUERY_SIZE_VER1);
+	struct stackinfo_query q;
+
+	KUNIT_ASSERT_EQ(test, stackinfo_ioctl_threads(NULL, u), 0);
+	ubuf_read(test, (void __user *)(UBUF + 64), &q, sizeof(q));
+	KUNIT_EXPECT_EQ(test, q.size, (u64)STACKINFO_QUERY_SIZE_VER1);
+	KUNIT_EXPECT_TRUE(test, q.valid & STACKINFO_VALID_SP);
+	KUNIT_EXPECT_FALSE(test, q.valid & STACKINFO_VALID_ALTSTACK);
+	KUNIT_EXPECT_FALSE(test, q.valid & STACKINFO_VALID_STACK_KIND);
+}
+
+static void threads_entry_ver2_altstack(struct kunit *test)
+{
+	struct stackinfo_threads __user *u =
+		ubuf_threads(test, 4, STACKINFO_QUERY_SIZE_VER2);
+	struct stackinfo_query q;
+	u64 ss_sp, ss_size;
+
+	KUNIT_ASSERT_EQ(test, stackinfo_ioctl_threads(NULL, u), 0);
+	ubuf_read(test, (void __user *)(UBUF + 64), &q, sizeof(q));
+	init_altstack(test, &ss_sp, &ss_size);
+	KUNIT_EXPECT_TRUE(test, q.valid & STACKINFO_VALID_ALTSTACK);
+	KUNIT_EXPECT_EQ(test, q.ss_sp, ss_sp);
+	KUNIT_EXPECT_EQ(test, q.ss_size, ss_size);
 }
 
 static void threads_too_short(struct kunit *test)
@@ -401,8 +498,13 @@ static struct kunit_case stackinfo_abi_cases[] = {
 	KUNIT_CASE(abi_proof_flag_needs_ver1),
 	KUNIT_CASE(abi_proof_fd_not_open),
 	KUNIT_CASE(abi_copy_back_length),
+	KUNIT_CASE(abi_ver1_no_ver2_bits),
+	KUNIT_CASE(abi_ver2_altstack),
+	KUNIT_CASE(abi_no_sp_no_altstack),
 	KUNIT_CASE(abi_bad_pointer),
 	KUNIT_CASE(threads_init),
+	KUNIT_CASE(threads_entry_ver1_no_ver2_bits),
+	KUNIT_CASE(threads_entry_ver2_altstack),
 	KUNIT_CASE(threads_too_short),
 	KUNIT_CASE(threads_refused_tells_nothing),
 	KUNIT_CASE(threads_bad_entry_size),

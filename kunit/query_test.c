@@ -7,6 +7,7 @@
 #include <kunit/test.h>
 #include <linux/cred.h>
 #include <linux/delay.h>
+#include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/mman.h>
 #include <linux/mmap_lock.h>
@@ -301,9 +302,12 @@ static void vma_at_thousands(struct kunit *test)
 	struct stackinfo_vma v;
 	unsigned long i;
 
-	for (i = 0; i < MANY_VMAS; i++)
+	for (i = 0; i < MANY_VMAS; i++) {
 		map_at(test, BASE + i * SZ, SZ,
 		       i & 1 ? PROT_READ : PROT_READ | PROT_WRITE, MAP_TEST);
+		/* 4 000 mmaps under KASAN: not without a break (soft lockup) */
+		cond_resched();
+	}
 	KUNIT_ASSERT_GE(test, current->mm->map_count, MANY_VMAS);
 	for (i = 0; i < ARRAY_SIZE(probe); i++) {
 		unsigned long page = probe[i];
@@ -410,6 +414,59 @@ static void query_kernel_thread(struct kunit *test)
 	/* to a caller the policy refuses, a kernel thread is any process */
 	stackinfo_allow_cap_sys_ptrace = false;
 	KUNIT_EXPECT_EQ(test, query_tid(2, 0, &q), -EACCES);
+}
+
+static int ask_kernel_result;
+
+static int ask_kernel_fake(const struct stackinfo_caller *c,
+			   struct task_struct *task, bool want_sp, pid_t *nr)
+{
+	*nr = task_pid_vnr(task);
+	return ask_kernel_result;
+}
+
+/*
+ * A proof that grants less than the query needs (auxv: all but the SP):
+ * the kernel is asked for the rest, and only its refusal leaves the
+ * proof's grant; a check that fails otherwise (no memory, a fatal
+ * signal) is the query's answer, not an answer without the SP.
+ */
+static void query_check_failure_is_the_answer(struct kunit *test)
+{
+	static const int results[] = { -EACCES, -ESRCH, -ENOMEM, -EINTR };
+	struct stackinfo_caller c;
+	struct stackinfo_query q;
+	struct file *auxv;
+	unsigned int i;
+	int err;
+
+	if (!stackinfo_proof_fds_work())
+		kunit_skip(test, "proof fds do not work on this kernel");
+	stackinfo_allow_cap_sys_ptrace = false;
+	for (i = 0; i < ARRAY_SIZE(results); i++) {
+		auxv = filp_open("/proc/1/auxv", O_RDONLY, 0);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(auxv));
+		KUNIT_ASSERT_EQ(test, stackinfo_caller_get(&c, NULL, false, 0),
+				0);
+		KUNIT_ASSERT_EQ(test, stackinfo_caller_set_proof(&c, auxv), 0);
+		c.ask_kernel = ask_kernel_fake;
+		ask_kernel_result = results[i];
+		memset(&q, 0, sizeof(q));
+		q.size = sizeof(q);
+		q.tid = 1;
+		err = stackinfo_query(&c, &q);
+		stackinfo_caller_put(&c);
+		if (results[i] == -EACCES || results[i] == -ESRCH) {
+			KUNIT_EXPECT_EQ_MSG(test, err, 0, "check %d",
+					    results[i]);
+			KUNIT_EXPECT_TRUE(test,
+					  q.valid & STACKINFO_VALID_MAIN_VMA);
+			KUNIT_EXPECT_FALSE(test, q.valid & STACKINFO_VALID_SP);
+		} else {
+			KUNIT_EXPECT_EQ_MSG(test, err, results[i], "check %d",
+					    results[i]);
+		}
+	}
 }
 
 /* Every path drops what it took: task and mm references stay balanced. */
@@ -588,7 +645,7 @@ static unsigned long map_stack_layout(struct kunit *test)
 static void lockfree_matches_locked(struct kunit *test)
 {
 	struct mm_struct *mm;
-	struct stackinfo_look fast, slow;
+	struct stackinfo_look fast = {}, slow = {};
 	unsigned long sp, addrs[5];
 	unsigned int i;
 	int err;
@@ -631,7 +688,7 @@ static void take_and_drop_mmap_lock(struct mm_struct *mm)
 
 static void lockfree_gives_way_after_writer(struct kunit *test)
 {
-	struct stackinfo_look l;
+	struct stackinfo_look l = {};
 	unsigned long sp;
 
 	skip_unless_lockfree(test);
@@ -647,7 +704,7 @@ static void lockfree_gives_way_after_writer(struct kunit *test)
 static void lockfree_gives_way_to_held_lock(struct kunit *test)
 {
 	struct mm_struct *mm;
-	struct stackinfo_look l;
+	struct stackinfo_look l = {};
 	unsigned long sp;
 	bool answered;
 
@@ -671,7 +728,7 @@ static void lockfree_fallback_sees_change(struct kunit *test)
 {
 	bool was = READ_ONCE(stackinfo_lockfree);
 	unsigned long sp, hits, fallbacks;
-	struct stackinfo_look l;
+	struct stackinfo_look l = {};
 
 	skip_unless_lockfree(test);
 	sp = map_stack_layout(test);
@@ -699,7 +756,7 @@ static void lockfree_fallback_sees_change(struct kunit *test)
 /* Where the kernel has no sequence to check, only the locked look runs. */
 static void lockfree_off_where_unavailable(struct kunit *test)
 {
-	struct stackinfo_look l;
+	struct stackinfo_look l = {};
 	unsigned long sp;
 
 	if (STACKINFO_HAVE_LOCKFREE)
@@ -737,6 +794,7 @@ static struct kunit_case stackinfo_query_cases[] = {
 	KUNIT_CASE(query_no_sp),
 	KUNIT_CASE(query_no_such_tid),
 	KUNIT_CASE(query_kernel_thread),
+	KUNIT_CASE(query_check_failure_is_the_answer),
 	KUNIT_CASE(query_balances_references),
 	KUNIT_CASE_SLOW(query_rlimit_after_reap),
 	KUNIT_CASE(query_clears_out_fields),

@@ -31,9 +31,11 @@
 
 #include "stackinfo.h"
 
-static_assert(sizeof(struct stackinfo_query) == STACKINFO_QUERY_SIZE_VER1);
+static_assert(sizeof(struct stackinfo_query) == STACKINFO_QUERY_SIZE_VER2);
 static_assert(offsetof(struct stackinfo_query, proof_fd) ==
 	      STACKINFO_QUERY_SIZE_VER0);
+static_assert(offsetof(struct stackinfo_query, ss_sp) ==
+	      STACKINFO_QUERY_SIZE_VER1);
 static_assert(sizeof(struct stackinfo_threads) == STACKINFO_THREADS_SIZE_VER1);
 static_assert(offsetof(struct stackinfo_threads, proof_fd) ==
 	      STACKINFO_THREADS_SIZE_VER0);
@@ -68,6 +70,30 @@ static int stackinfo_check_flags(u64 flags, u64 usize, size_t proof_end)
 	return 0;
 }
 
+/* The address to classify needs a struct that has it: not a batch's. */
+static int stackinfo_check_addr(const struct stackinfo_query *q, u64 usize)
+{
+	if ((q->query_flags & STACKINFO_QUERY_ADDR) &&
+	    usize < offsetofend(struct stackinfo_query, addr_vma_flags))
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * An answer for a caller that knows the first @usize bytes of the struct:
+ * no valid bit for a field beyond them, so that an older layout gets
+ * exactly the answer it got before those fields existed.
+ */
+static void stackinfo_fit(struct stackinfo_query *q, u64 usize)
+{
+	if (usize < offsetofend(struct stackinfo_query, ss_flags))
+		q->valid &= ~STACKINFO_VALID_ALTSTACK;
+	if (usize < offsetofend(struct stackinfo_query, stack_kind))
+		q->valid &= ~STACKINFO_VALID_STACK_KIND;
+	if (usize < offsetofend(struct stackinfo_query, addr_vma_flags))
+		q->valid &= ~(STACKINFO_VALID_ADDR | STACKINFO_VALID_ADDR_VMA);
+}
+
 VISIBLE_IF_KUNIT int stackinfo_ioctl_query(const struct file *file,
 					   struct stackinfo_query __user *uarg)
 {
@@ -85,8 +111,11 @@ VISIBLE_IF_KUNIT int stackinfo_ioctl_query(const struct file *file,
 				    STACKINFO_QUERY_SIZE_VER1);
 	if (err)
 		return err;
-	if (q.reserved || q.reserved1)
+	if (q.reserved || q.reserved1 || q.reserved2)
 		return -EINVAL;
+	err = stackinfo_check_addr(&q, usize);
+	if (err)
+		return err;
 
 	proof = q.query_flags & STACKINFO_QUERY_PROOF_FD;
 	err = stackinfo_caller_get(&c, file, proof, q.proof_fd);
@@ -97,6 +126,7 @@ VISIBLE_IF_KUNIT int stackinfo_ioctl_query(const struct file *file,
 	if (err)
 		return err;
 
+	stackinfo_fit(&q, usize);
 	if (copy_to_user(uarg, &q, min_t(size_t, sizeof(q), usize)))
 		return -EFAULT;
 	return 0;
@@ -183,7 +213,7 @@ stackinfo_ioctl_threads(const struct file *file,
 				    STACKINFO_THREADS_SIZE_VER1);
 	if (err)
 		return err;
-	if (a.reserved1)
+	if (a.reserved1 || (a.query_flags & STACKINFO_QUERY_ADDR))
 		return -EINVAL;
 	if (a.entry_size < STACKINFO_QUERY_SIZE_VER0 ||
 	    a.entry_size > PAGE_SIZE)
@@ -248,6 +278,7 @@ stackinfo_ioctl_threads(const struct file *file,
 		q.size = copy;
 		q.tid = q.out_tid;
 		q.query_flags &= ~STACKINFO_QUERY_PROOF_FD;
+		stackinfo_fit(&q, copy);
 		if (copy_to_user(dst, &q, copy) ||
 		    clear_user(dst + copy, a.entry_size - copy)) {
 			err = -EFAULT;

@@ -87,7 +87,8 @@ static const struct file_operations *stackinfo_syscall_fops;
 
 /*
  * The file_operations of @path if opening it keeps the opener's mm in
- * ->private_data, as /proc/<pid>/mem and /proc/<pid>/auxv do; else NULL.
+ * ->private_data, as /proc/<pid>/mem and /proc/<pid>/auxv do; else NULL;
+ * ERR_PTR() when the open failed for want of memory or a fatal signal.
  */
 VISIBLE_IF_KUNIT const struct file_operations *
 stackinfo_learn_proof_fops(const char *path)
@@ -96,6 +97,8 @@ stackinfo_learn_proof_fops(const char *path)
 	struct file *f;
 
 	f = filp_open(path, O_RDONLY, 0);
+	if (IS_ERR(f) && stackinfo_init_transient(PTR_ERR(f)))
+		return ERR_CAST(f);
 	if (IS_ERR(f))
 		return NULL;
 	if (current->mm && f->private_data == current->mm)
@@ -107,7 +110,8 @@ EXPORT_SYMBOL_IF_KUNIT(stackinfo_learn_proof_fops);
 
 /*
  * The file_operations of @path if it is a file of procfs itself; else
- * NULL. Learnt at init, in insmod's namespaces, never from a caller's.
+ * NULL (ERR_PTR() as above). Learnt at init, in insmod's namespaces,
+ * never from a caller's.
  */
 static const struct file_operations *stackinfo_learn_proc_fops(const char *path)
 {
@@ -115,6 +119,8 @@ static const struct file_operations *stackinfo_learn_proc_fops(const char *path)
 	struct file *f;
 
 	f = filp_open(path, O_RDONLY, 0);
+	if (IS_ERR(f) && stackinfo_init_transient(PTR_ERR(f)))
+		return ERR_CAST(f);
 	if (IS_ERR(f))
 		return NULL;
 	if (file_inode(f)->i_sb->s_magic == PROC_SUPER_MAGIC)
@@ -123,26 +129,44 @@ static const struct file_operations *stackinfo_learn_proc_fops(const char *path)
 	return fops;
 }
 
-void stackinfo_access_init(void)
+int stackinfo_access_init(void)
 {
-	stackinfo_maps_fops = stackinfo_learn_proc_fops("/proc/self/maps");
-	stackinfo_syscall_fops =
-		stackinfo_learn_proc_fops("/proc/self/syscall");
+	const struct file_operations *maps, *syscall, *mem, *auxv;
+
+	/*
+	 * A failure that says nothing about this kernel fails the load:
+	 * the module would refuse, for its whole life, what it should answer.
+	 */
+	maps = stackinfo_learn_proc_fops("/proc/self/maps");
+	if (IS_ERR(maps))
+		return PTR_ERR(maps);
+	syscall = stackinfo_learn_proc_fops("/proc/self/syscall");
+	if (IS_ERR(syscall))
+		return PTR_ERR(syscall);
+	mem = stackinfo_learn_proof_fops("/proc/self/mem");
+	if (IS_ERR(mem))
+		return PTR_ERR(mem);
+	auxv = stackinfo_learn_proof_fops("/proc/self/auxv");
+	if (IS_ERR(auxv))
+		return PTR_ERR(auxv);
+
 	/* /proc/<pid>/'s ONE() files are seq_files read by seq_read() alone */
-	if (stackinfo_syscall_fops && stackinfo_syscall_fops->read != seq_read)
-		stackinfo_syscall_fops = NULL;
-	if (!stackinfo_maps_fops)
+	if (syscall && syscall->read != seq_read)
+		syscall = NULL;
+	if (!maps)
 		pr_warn("stackinfo: /proc/self/maps is not procfs's here: other processes are refused\n");
-	else if (!stackinfo_syscall_fops)
+	else if (!syscall)
 		pr_warn("stackinfo: /proc/self/syscall is not as expected here: other threads' SPs are refused\n");
-	stackinfo_mem_fops = stackinfo_learn_proof_fops("/proc/self/mem");
-	stackinfo_auxv_fops = stackinfo_learn_proof_fops("/proc/self/auxv");
-	if (!stackinfo_mem_fops || !stackinfo_auxv_fops ||
-	    stackinfo_mem_fops == stackinfo_auxv_fops) {
-		stackinfo_mem_fops = NULL;
-		stackinfo_auxv_fops = NULL;
+	if (!mem || !auxv || mem == auxv) {
+		mem = NULL;
+		auxv = NULL;
 		pr_warn("stackinfo: /proc/<pid>/mem and auxv are not as expected here: proof fds are refused\n");
 	}
+	stackinfo_maps_fops = maps;
+	stackinfo_syscall_fops = syscall;
+	stackinfo_mem_fops = mem;
+	stackinfo_auxv_fops = auxv;
+	return 0;
 }
 
 bool stackinfo_proof_fds_work(void)

@@ -29,7 +29,9 @@
 #define STACKINFO_CMDLINE_MAX SZ_1M
 
 unsigned long stackinfo_guard_gap;
+EXPORT_SYMBOL_IF_KUNIT(stackinfo_guard_gap);
 bool stackinfo_guard_gap_known;
+EXPORT_SYMBOL_IF_KUNIT(stackinfo_guard_gap_known);
 
 static long stack_guard_gap_pages = -1;
 module_param_named(stack_guard_gap, stack_guard_gap_pages, long, 0444);
@@ -138,7 +140,8 @@ EXPORT_SYMBOL_IF_KUNIT(stackinfo_guard_gap_from_cmdline);
 
 /*
  * /proc/cmdline as seen from the root of the initial namespace's init,
- * whatever mount namespace insmod runs in; NULL if it cannot be read.
+ * whatever mount namespace insmod runs in; ERR_PTR() if it cannot be
+ * opened.
  */
 static struct file *stackinfo_open_cmdline(void)
 {
@@ -153,7 +156,7 @@ static struct file *stackinfo_open_cmdline(void)
 		get_task_struct(init);
 	rcu_read_unlock();
 	if (!init)
-		return NULL;
+		return f;
 	task_lock(init);
 	if (init->fs) {
 		get_fs_root(init->fs, &root);
@@ -165,10 +168,10 @@ static struct file *stackinfo_open_cmdline(void)
 		f = file_open_root(&root, "proc/cmdline", O_RDONLY, 0);
 		path_put(&root);
 	}
-	return IS_ERR(f) ? NULL : f;
+	return f;
 }
 
-/* All of the command line, NUL-terminated; NULL if it cannot be read. */
+/* All of the command line, NUL-terminated; ERR_PTR() if it cannot be read. */
 static char *stackinfo_read_cmdline(void)
 {
 	size_t size = PAGE_SIZE, len = 0;
@@ -178,12 +181,14 @@ static char *stackinfo_read_cmdline(void)
 	ssize_t got;
 
 	f = stackinfo_open_cmdline();
-	if (!f)
-		return NULL;
+	if (IS_ERR(f))
+		return ERR_CAST(f);
 	for (;;) {
 		bigger = krealloc(buf, size, GFP_KERNEL);
-		if (!bigger)
+		if (!bigger) {
+			got = -ENOMEM;
 			goto fail;
+		}
 		buf = bigger;
 		got = kernel_read(f, buf + len, size - 1 - len, &pos);
 		if (got < 0)
@@ -192,8 +197,10 @@ static char *stackinfo_read_cmdline(void)
 		if (!got)
 			break;
 		if (len == size - 1) {
-			if (size >= STACKINFO_CMDLINE_MAX)
+			if (size >= STACKINFO_CMDLINE_MAX) {
+				got = -E2BIG;
 				goto fail;
+			}
 			size *= 2;
 		}
 	}
@@ -203,11 +210,20 @@ static char *stackinfo_read_cmdline(void)
 fail:
 	filp_close(f, NULL);
 	kfree(buf);
-	return NULL;
+	return ERR_PTR(got);
 }
 
-/* If neither says it, the gap stays unknown and is not reported. */
-static void stackinfo_read_guard_gap(void)
+bool stackinfo_init_transient(long err)
+{
+	return err == -ENOMEM || err == -EINTR || err == -ERESTARTSYS ||
+	       err == -ENFILE;
+}
+
+/*
+ * If neither says it, the gap stays unknown and is not reported; an error
+ * stackinfo_init_transient() names fails the load instead.
+ */
+static int stackinfo_read_guard_gap(void)
 {
 	char *cmdline;
 
@@ -215,22 +231,31 @@ static void stackinfo_read_guard_gap(void)
 		stackinfo_guard_gap = (unsigned long)stack_guard_gap_pages
 				      << PAGE_SHIFT;
 		stackinfo_guard_gap_known = true;
-		return;
+		return 0;
 	}
 	cmdline = stackinfo_read_cmdline();
-	if (!cmdline) {
-		pr_warn("stackinfo: cannot read /proc/cmdline: the guard gap is not reported (module parameter stack_guard_gap sets it)\n");
-		return;
+	if (IS_ERR(cmdline)) {
+		if (stackinfo_init_transient(PTR_ERR(cmdline)))
+			return PTR_ERR(cmdline);
+		pr_warn("stackinfo: cannot read /proc/cmdline (%pe): the guard gap is not reported (module parameter stack_guard_gap sets it)\n",
+			cmdline);
+		return 0;
 	}
 	stackinfo_guard_gap = stackinfo_guard_gap_from_cmdline(cmdline);
 	stackinfo_guard_gap_known = true;
 	kfree(cmdline);
+	return 0;
 }
 
 static int __init stackinfo_init(void)
 {
-	stackinfo_read_guard_gap();
-	stackinfo_access_init();
+	int err;
+
+	err = stackinfo_read_guard_gap();
+	if (!err)
+		err = stackinfo_access_init();
+	if (err)
+		return err;
 	if (STACKINFO_HAVE_LOCKFREE)
 		pr_info("stackinfo: lock-free path: yes (%s)%s\n",
 			STACKINFO_LOCKFREE_HOW,

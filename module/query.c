@@ -18,6 +18,7 @@
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/sched/task_stack.h>
+#include <linux/signal.h>
 #include <linux/string.h>
 #include <linux/threads.h>
 #include <asm/ptrace.h>
@@ -93,6 +94,47 @@ static int stackinfo_vma_walk(struct mm_struct *mm, unsigned long addr,
 	return 0;
 }
 
+/*
+ * The VMA holding @addr or the first above it (find_vma()'s), the VMA
+ * below that one and the VMA above it: what the fault path and
+ * expand_downwards() look at. Under the same conditions as
+ * stackinfo_vma_walk(): a lock-free caller's reads race on purpose, and
+ * the racy end read here is used only as an index for the next step of
+ * the walk, never as a pointer.
+ */
+static void stackinfo_addr_walk(struct mm_struct *mm, unsigned long addr,
+				struct stackinfo_addr *out)
+{
+	MA_STATE(mas, &mm->mm_mt, addr, addr);
+	struct vm_area_struct *vma, *prev, *next;
+
+	memset(out, 0, sizeof(*out));
+	if (addr >= mm->task_size)
+		return;
+	vma = mas_find(&mas, ULONG_MAX);
+	if (!vma)
+		return;
+	out->found = true;
+	out->start = data_race(vma->vm_start); /* racy: see above */
+	out->end = data_race(vma->vm_end); /* racy: see above */
+	out->vm_flags = data_race(vma->vm_flags); /* racy: see above */
+	out->pgoff = data_race(vma->vm_pgoff); /* racy: see above */
+
+	prev = mas_prev(&mas, 0);
+	if (prev) {
+		out->has_prev = true;
+		out->prev_end = data_race(prev->vm_end); /* racy: see above */
+		out->prev_flags = data_race(prev->vm_flags); /* see above */
+	}
+	mas_set(&mas, out->end);
+	next = mas_find(&mas, ULONG_MAX);
+	if (next) {
+		out->has_next = true;
+		out->next_start = data_race(next->vm_start); /* see above */
+		out->next_flags = data_race(next->vm_flags); /* see above */
+	}
+}
+
 /* stackinfo_vma_walk() for a caller holding mmap_lock for reading. */
 int stackinfo_vma_at(struct mm_struct *mm, unsigned long addr,
 		     struct stackinfo_vma *out)
@@ -134,7 +176,14 @@ EXPORT_SYMBOL_IF_KUNIT(stackinfo_lockfree_count);
 static void stackinfo_look_walk(struct mm_struct *mm, unsigned long sp,
 				bool have_sp, struct stackinfo_look *l)
 {
+	unsigned long addr = l->addr;
+	bool want_addr = l->want_addr;
+
 	memset(l, 0, sizeof(*l));
+	l->addr = addr;
+	l->want_addr = want_addr;
+	if (want_addr)
+		stackinfo_addr_walk(mm, addr, &l->at);
 	/* written under mmap_lock for writing: racy without it, checked */
 	l->map_count = data_race(mm->map_count);
 	/* also by prctl(PR_SET_MM) under the read lock: one read, used once */
@@ -247,6 +296,7 @@ struct stackinfo_target {
 	struct mm_struct *mm;
 	unsigned long sp;
 	bool have_sp;
+	bool sp_granted; /* the SP may be shown, had it one */
 	bool self;
 };
 
@@ -365,6 +415,7 @@ static int stackinfo_target_get(const struct stackinfo_caller *c,
 		t->self = true;
 		t->task = task;
 		t->mm = task->mm;
+		t->sp_granted = want_sp;
 		t->have_sp = want_sp && stackinfo_has_user_sp(task);
 		if (t->have_sp)
 			t->sp = user_stack_pointer(current_pt_regs());
@@ -413,7 +464,11 @@ static int stackinfo_target_get(const struct stackinfo_caller *c,
 		if (c->asked && !cred)
 			cred = get_task_cred(task);
 		asked = c->ask_kernel(c, task, want_sp, &nr);
-		if (asked == -EINTR) {
+		/*
+		 * Only a refusal leaves the grant as it was (a proof's): any
+		 * other failure of the check (-EINTR, -ENOMEM) is the answer.
+		 */
+		if (asked < 0 && asked != -EACCES && asked != -ESRCH) {
 			err = asked;
 			goto out_cred;
 		}
@@ -439,8 +494,8 @@ static int stackinfo_target_get(const struct stackinfo_caller *c,
 	}
 	t->task = task;
 	t->mm = mm;
-	t->have_sp = want_sp && grant == STACKINFO_GRANT_ALL &&
-		     stackinfo_has_user_sp(task);
+	t->sp_granted = want_sp && grant == STACKINFO_GRANT_ALL;
+	t->have_sp = t->sp_granted && stackinfo_has_user_sp(task);
 	if (!t->have_sp)
 		t->sp = 0;
 	return 0;
@@ -509,6 +564,155 @@ VISIBLE_IF_KUNIT int stackinfo_rlimit_stack(struct task_struct *task,
 }
 EXPORT_SYMBOL_IF_KUNIT(stackinfo_rlimit_stack);
 
+/* Is @sp on the sigaltstack at @ss_sp? __on_sig_stack() for any task. */
+static bool stackinfo_on_altstack(unsigned long sp, unsigned long ss_sp,
+				  unsigned long ss_size)
+{
+	if (IS_ENABLED(CONFIG_STACK_GROWSUP))
+		return sp >= ss_sp && sp - ss_sp < ss_size;
+	return sp > ss_sp && sp - ss_sp <= ss_size;
+}
+
+/*
+ * @task's sigaltstack, as do_sigaltstack() reports it to the thread itself
+ * at @t's SP (sas_ss_flags() there: SS_DISABLE without one, SS_ONSTACK on
+ * it unless SS_AUTODISARM), and which stack that SP is on. The sas_ss_*
+ * fields live in @task's task_struct, pinned by the caller's reference (or
+ * current's own call). Only the thread itself writes them: sigaltstack()
+ * (under its siglock only with CONFIG_DYNAMIC_SIGFRAME), a signal
+ * delivered with SS_AUTODISARM (sas_ss_reset()), sigreturn
+ * (restore_altstack()) and exec (de_thread()), with no lock a reader could
+ * take. About another thread the reads race with it on purpose: each
+ * value is one it held, once read, and the three may straddle one change
+ * (stackinfo(4) says so). Thread clone resets them before the thread is
+ * visible, so they are never uninitialised.
+ */
+static void stackinfo_put_altstack(struct task_struct *task,
+				   const struct stackinfo_target *t,
+				   const struct stackinfo_look *l,
+				   struct stackinfo_query *q)
+{
+	/* racy on purpose about another thread: see above */
+	unsigned long ss_sp = data_race(READ_ONCE(task->sas_ss_sp));
+	/* racy on purpose: see above */
+	size_t ss_size = data_race(READ_ONCE(task->sas_ss_size));
+	/* racy on purpose: see above */
+	unsigned int ss_flags = data_race(READ_ONCE(task->sas_ss_flags));
+	bool on = t->have_sp && stackinfo_on_altstack(t->sp, ss_sp, ss_size);
+
+	q->ss_sp = ss_sp;
+	q->ss_size = ss_size;
+	if (!ss_size)
+		q->ss_flags = SS_DISABLE;
+	else if (on && !(ss_flags & SS_AUTODISARM))
+		q->ss_flags = SS_ONSTACK;
+	q->ss_flags |= ss_flags & SS_FLAG_BITS;
+	q->valid |= STACKINFO_VALID_ALTSTACK;
+	if (!t->have_sp)
+		return;
+
+	if (on)
+		q->stack_kind = STACKINFO_STACK_ALTSTACK;
+	else if (l->sp_vma.found && l->main_vma.found &&
+		 l->sp_vma.start == l->main_vma.start)
+		q->stack_kind = STACKINFO_STACK_MAIN;
+	else if (l->sp_vma.found && l->sp_vma.has_guard)
+		q->stack_kind = STACKINFO_STACK_THREAD;
+	else
+		q->stack_kind = STACKINFO_STACK_UNKNOWN;
+	q->valid |= STACKINFO_VALID_STACK_KIND;
+}
+
+static bool stackinfo_accessible(unsigned long vm_flags)
+{
+	return vm_flags & (VM_READ | VM_WRITE | VM_EXEC);
+}
+
+static bool stackinfo_in_vma(const struct stackinfo_vma *v, unsigned long addr)
+{
+	return v->found && addr >= v->start && addr < v->end;
+}
+
+/*
+ * An address in no VMA, below @at, a VM_GROWSDOWN VMA: what a fault there
+ * does, as lock_mm_and_find_vma() hands it to expand_downwards() and that
+ * to acct_stack_growth() on 6.1, 6.12 and 7.2 alike: page-aligned; refused
+ * within stack_guard_gap above a mapping below that neither grows down nor
+ * is PROT_NONE (vma_is_accessible()); refused when the stack would grow
+ * beyond its vm_pgoff or RLIMIT_STACK (rlimit() of the faulting thread,
+ * its process's). Not judged: mmap_min_addr (modules cannot read it; a
+ * main stack always has the executable below it), RLIMIT_AS
+ * (may_expand_vm()), mlock limits and overcommit. 0 when it cannot say:
+ * the guard gap or the rlimit unknown.
+ */
+static u32 stackinfo_growth(const struct stackinfo_addr *at,
+			    const struct stackinfo_query *q)
+{
+	unsigned long addr = q->addr & PAGE_MASK;
+	unsigned long size = at->end - addr;
+	unsigned long grow = (at->start - addr) >> PAGE_SHIFT;
+
+	if (at->has_prev && !(at->prev_flags & VM_GROWSDOWN) &&
+	    stackinfo_accessible(at->prev_flags)) {
+		if (!(q->valid & STACKINFO_VALID_GUARD_GAP))
+			return 0;
+		if (addr - at->prev_end < q->guard_gap)
+			return STACKINFO_ADDR_GUARD_GAP;
+	}
+	if (grow > at->pgoff)
+		return STACKINFO_ADDR_BEYOND_LIMIT;
+	if (!(q->valid & STACKINFO_VALID_RLIMIT))
+		return 0;
+	if (q->rlim_stack_cur != STACKINFO_RLIM_INFINITY &&
+	    size > q->rlim_stack_cur)
+		return STACKINFO_ADDR_BEYOND_LIMIT;
+	return STACKINFO_ADDR_GROWTH;
+}
+
+/*
+ * Where q->addr is (STACKINFO_ADDR_*), from the look @l made of it and
+ * the fields of @q answered already: the stack VMAs of @l, the
+ * sigaltstack, the rlimit and the guard gap, as far as @q has them.
+ */
+VISIBLE_IF_KUNIT void stackinfo_classify(const struct stackinfo_look *l,
+					 struct stackinfo_query *q)
+{
+	const struct stackinfo_addr *at = &l->at;
+	unsigned long addr = q->addr;
+	bool holds = at->found && addr >= at->start;
+	bool grows;
+	u32 class;
+
+	if ((q->valid & STACKINFO_VALID_ALTSTACK) && q->ss_size &&
+	    addr >= q->ss_sp && addr - q->ss_sp < q->ss_size)
+		class = STACKINFO_ADDR_ALTSTACK;
+	else if (holds && (stackinfo_in_vma(&l->main_vma, addr) ||
+			   stackinfo_in_vma(&l->sp_vma, addr)))
+		class = STACKINFO_ADDR_STACK;
+	else if (holds && !stackinfo_accessible(at->vm_flags) && at->has_next &&
+		 at->next_start == at->end &&
+		 stackinfo_accessible(at->next_flags))
+		class = STACKINFO_ADDR_GUARD;
+	else if (holds)
+		class = STACKINFO_ADDR_MAPPED;
+	else if (at->found && (at->vm_flags & VM_GROWSDOWN))
+		class = stackinfo_growth(at, q);
+	else
+		class = STACKINFO_ADDR_UNMAPPED;
+	grows = !holds && at->found && (at->vm_flags & VM_GROWSDOWN);
+	if (!class)
+		return;
+	q->addr_class = class;
+	q->valid |= STACKINFO_VALID_ADDR;
+	if (holds || grows) {
+		q->addr_vma_start = at->start;
+		q->addr_vma_end = at->end;
+		q->addr_vma_flags = stackinfo_vma_flags(at->vm_flags);
+		q->valid |= STACKINFO_VALID_ADDR_VMA;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(stackinfo_classify);
+
 /*
  * Answer @q, whose in fields the caller has checked, about @task
  * (referenced by the caller, or current) for @c. The out fields are
@@ -524,8 +728,13 @@ int stackinfo_query_task(const struct stackinfo_caller *c,
 		.reserved = q->reserved,
 		.proof_fd = q->proof_fd,
 		.reserved1 = q->reserved1,
+		.addr = q->addr,
+		.reserved2 = q->reserved2,
 	};
-	struct stackinfo_look look;
+	struct stackinfo_look look = {
+		.addr = q->addr,
+		.want_addr = q->query_flags & STACKINFO_QUERY_ADDR,
+	};
 	struct stackinfo_target t;
 	struct rlimit rlim;
 	pid_t tid, tgid;
@@ -586,6 +795,8 @@ int stackinfo_query_task(const struct stackinfo_caller *c,
 			q->valid |= STACKINFO_VALID_SP_GUARD;
 		}
 	}
+	if (t.sp_granted)
+		stackinfo_put_altstack(task, &t, &look, q);
 
 	/* released while we looked: the thread is gone, say so */
 	err = stackinfo_rlimit_stack(task, &rlim);
@@ -600,6 +811,8 @@ int stackinfo_query_task(const struct stackinfo_caller *c,
 		q->guard_gap = stackinfo_guard_gap;
 		q->valid |= STACKINFO_VALID_GUARD_GAP;
 	}
+	if (look.want_addr)
+		stackinfo_classify(&look, q);
 out:
 	stackinfo_target_put(&t);
 	return err;

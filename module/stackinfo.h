@@ -25,34 +25,58 @@ struct task_struct;
 struct stackinfo_vma {
 	unsigned long start;
 	unsigned long end;
-	u64 flags;			/* STACKINFO_VMA_* */
+	u64 flags; /* STACKINFO_VMA_* */
 	unsigned long prev_end;
-	unsigned long guard_start;	/* PROT_NONE VMA ending at start */
+	unsigned long guard_start; /* PROT_NONE VMA ending at start */
 	unsigned long guard_end;
 	bool found;
 	bool has_prev;
 	bool has_guard;
 };
 
-/* What one look at an mm finds, all from one moment of it (query.c). */
+/*
+ * What one look finds about an address: the VMA holding it or the first
+ * above it, the VMA below that one and the one above it (raw vm_flags).
+ */
+struct stackinfo_addr {
+	unsigned long start;
+	unsigned long end;
+	unsigned long vm_flags;
+	unsigned long pgoff;
+	unsigned long prev_end;
+	unsigned long prev_flags;
+	unsigned long next_start;
+	unsigned long next_flags;
+	bool found;
+	bool has_prev;
+	bool has_next;
+};
+
+/*
+ * What one look at an mm finds, all from one moment of it (query.c).
+ * addr and want_addr are in: set before the look, kept by it.
+ */
 struct stackinfo_look {
+	unsigned long addr;
+	bool want_addr;
+	struct stackinfo_addr at; /* about addr, if wanted */
 	unsigned long start_stack;
 	int map_count;
-	struct stackinfo_vma main_vma;	/* the VMA holding start_stack */
-	struct stackinfo_vma sp_vma;	/* the VMA holding the SP, if asked */
+	struct stackinfo_vma main_vma; /* the VMA holding start_stack */
+	struct stackinfo_vma sp_vma; /* the VMA holding the SP, if asked */
 };
 
 /* What the access policy grants about one thread. */
 enum stackinfo_grant {
 	STACKINFO_GRANT_NONE,
-	STACKINFO_GRANT_NO_SP,	/* VMAs, rlimits, counts: /proc/<pid>/maps */
-	STACKINFO_GRANT_ALL,	/* and the SP: /proc/<pid>/syscall */
+	STACKINFO_GRANT_NO_SP, /* VMAs, rlimits, counts: /proc/<pid>/maps */
+	STACKINFO_GRANT_ALL, /* and the SP: /proc/<pid>/syscall */
 };
 
 /* The kernel's last answer in a batch, and whose credentials it was about. */
 struct stackinfo_asked {
-	const struct cred *cred;	/* referenced; NULL: nothing yet */
-	int grant;			/* enum stackinfo_grant */
+	const struct cred *cred; /* referenced; NULL: nothing yet */
+	int grant; /* enum stackinfo_grant */
 };
 
 struct stackinfo_caller;
@@ -70,14 +94,14 @@ typedef int (*stackinfo_ask_fn)(const struct stackinfo_caller *c,
  * stackinfo_caller_get() of the policy in use.
  */
 struct stackinfo_caller {
-	const struct file *file;	/* the file asked through; may be NULL */
-	struct path proc_root;		/* its mount's root (pinned by file) */
-	struct pid_namespace *ns;	/* tids are numbers here */
-	struct file *proof;		/* a referenced proof fd, or NULL */
-	struct mm_struct *proof_mm;	/* its mm (kept by the open file) */
+	const struct file *file; /* the file asked through; may be NULL */
+	struct path proc_root; /* its mount's root (pinned by file) */
+	struct pid_namespace *ns; /* tids are numbers here */
+	struct file *proof; /* a referenced proof fd, or NULL */
+	struct mm_struct *proof_mm; /* its mm (kept by the open file) */
 	enum stackinfo_grant proof_grant;
-	struct stackinfo_asked *asked;	/* a batch's memo, else NULL */
-	stackinfo_ask_fn ask_kernel;	/* NULL: stackinfo_grant() is final */
+	struct stackinfo_asked *asked; /* a batch's memo, else NULL */
+	stackinfo_ask_fn ask_kernel; /* NULL: stackinfo_grant() is final */
 	/*
 	 * The thread a /proc/<pid>/stackinfo file is about (referenced):
 	 * tid 0 and pid 0 name it, and only its process is answered about.
@@ -113,7 +137,7 @@ long stackinfo_compat_ioctl(struct file *file, unsigned int cmd,
 int stackinfo_show(struct seq_file *m, void *v);
 
 /* the access policy: who may ask about whom (access.c, or procfs's) */
-void stackinfo_access_init(void);
+int stackinfo_access_init(void);
 int stackinfo_caller_get(struct stackinfo_caller *c, const struct file *file,
 			 bool want_proof, int proof_fd);
 int stackinfo_caller_set_proof(struct stackinfo_caller *c, struct file *proof);
@@ -128,6 +152,12 @@ bool stackinfo_proof_fds_work(void);
 /* procfs.c: /proc/stackinfo and its ioctl */
 int stackinfo_procfs_init(void);
 void stackinfo_procfs_exit(void);
+
+/*
+ * main.c: an error at init that says nothing about the kernel (no memory,
+ * a fatal signal): the load fails with it
+ */
+bool stackinfo_init_transient(long err);
 
 /* main.c: the kernel's stack_guard_gap, which modules cannot read */
 extern unsigned long stackinfo_guard_gap;
@@ -146,12 +176,14 @@ unsigned long stackinfo_guard_gap_from_cmdline(char *cmdline);
 bool stackinfo_look_lockless(struct mm_struct *mm, unsigned long sp,
 			     bool have_sp, struct stackinfo_look *l,
 			     void (*before_retry)(struct mm_struct *mm));
-int stackinfo_look_locked(struct mm_struct *mm, unsigned long sp,
-			  bool have_sp, struct stackinfo_look *l);
+int stackinfo_look_locked(struct mm_struct *mm, unsigned long sp, bool have_sp,
+			  struct stackinfo_look *l);
 int stackinfo_rlimit_stack(struct task_struct *task, struct rlimit *rlim);
 int stackinfo_look(struct mm_struct *mm, unsigned long sp, bool have_sp,
 		   struct stackinfo_look *l,
 		   void (*before_retry)(struct mm_struct *mm));
+void stackinfo_classify(const struct stackinfo_look *l,
+			struct stackinfo_query *q);
 #endif
 
 #endif /* _STACKINFO_INTERNAL_H */

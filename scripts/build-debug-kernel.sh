@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 # build-debug-kernel.sh [--built|--source] VERSION: build (once) a debug
-# kernel for KUnit, KASAN and lockdep from kunit/debug.config (and, where
+# kernel for KUnit, KASAN and lockdep from kunit/debug.config (with
+# kunit/debug-VERSION.config where there is one; and, where
 # the in-tree series is written for VERSION, with it applied and
 # kunit/debug-intree.config) and print its build tree's path. VERSION is
 # one of
@@ -60,8 +61,12 @@ kernel_patches() {
 	done
 	return 0
 }
+# kunit/debug-VERSION.config, where there is one: what only that version
+# has (the buddy hard-lockup detector is 6.6's)
+frag_version=$top/kunit/debug-$version.config
 fragments() {
 	echo "$frag"
+	[ ! -e "$frag_version" ] || echo "$frag_version"
 	[ -z "$(kernel_patches)" ] || echo "$frag_intree"
 }
 

@@ -19,7 +19,7 @@
 set -euo pipefail
 
 declare -A group=(
-	[base]="gcc make libc6-dev kmod cpio busybox-static qemu-system-x86
+	[base]="gcc gcc-multilib make libc6-dev kmod cpio busybox-static qemu-system-x86
 		linux-image-6.12-amd64 linux-headers-6.12-amd64 dwarves"
 	[lts]="linux-image-amd64 linux-headers-amd64"
 	[debug]="linux-source-6.12 linux-source-6.1 flex bison bc libelf-dev libssl-dev dwarves

@@ -28,10 +28,14 @@ int si_module_query(int fd, pid_t tid, uint64_t flags,
 int si_module_query_proof(int fd, pid_t tid, uint64_t flags, int proof_fd,
 			  struct stackinfo_query *q)
 {
+	/* the one in field a caller sets: read only with the flag that names it */
+	uint64_t addr = (flags & STACKINFO_QUERY_ADDR) ? q->addr : 0;
+
 	memset(q, 0, sizeof(*q));
 	q->size = sizeof(*q);
 	q->query_flags = flags;
 	q->tid = (uint32_t)tid;
+	q->addr = addr;
 	if (proof_fd >= 0) {
 		q->query_flags |= STACKINFO_QUERY_PROOF_FD;
 		q->proof_fd = proof_fd;
@@ -271,7 +275,10 @@ static int fallback_query(int backend, pid_t tid, uint64_t flags,
 	bool cached = false;
 	pid_t tid2, tgid2;
 
+	uint64_t addr = (flags & STACKINFO_QUERY_ADDR) ? q->addr : 0;
+
 	memset(q, 0, sizeof(*q));
+	q->addr = addr;	/* asked about, not answered: no STACKINFO_VALID_ADDR */
 	q->size = sizeof(*q);
 	q->query_flags = flags & ~SI_QUERY_INTERNAL;
 	q->tid = (uint32_t)tid;

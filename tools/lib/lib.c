@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -356,10 +357,58 @@ static int si_answered_by(int backend, int err, struct stackinfo_query *q)
 	return err;
 }
 
+/*
+ * A fallback's answer about the caller: its sigaltstack is the one thing
+ * the kernel tells every thread about itself (sigaltstack(2)).
+ */
+static int si_fallback_self(int backend, uint64_t flags, struct stackinfo_query *q)
+{
+	int err = si_fallback_query(backend, 0, flags, q);
+	stack_t ss;
+
+	if (!err && !(flags & STACKINFO_QUERY_NO_SP) && !sigaltstack(NULL, &ss)) {
+		q->ss_sp = (uintptr_t)ss.ss_sp;
+		q->ss_size = ss.ss_size;
+		q->ss_flags = (uint32_t)ss.ss_flags;
+		q->valid |= STACKINFO_VALID_ALTSTACK;
+	}
+	return si_answered_by(backend, err, q);
+}
+
+/*
+ * With STACKINFO_LIB_ASYNC_SAFE only what is safe in a signal handler: the
+ * module's or the in-tree file's ioctl on an fd opened before, about the
+ * caller (memset and ioctl); nothing is chosen or opened here.
+ */
+static int si_query_async_safe(pid_t tid, uint64_t flags, struct stackinfo_query *q)
+{
+	int b = __atomic_load_n(&si_backend, __ATOMIC_ACQUIRE), fd;
+	int64_t v;
+
+	flags &= ~(SI_QUERY_INTERNAL | STACKINFO_LIB_ASYNC_SAFE);
+	if (tid)
+		return -EOPNOTSUPP;
+	if (b == STACKINFO_BACKEND_MODULE) {
+		fd = __atomic_load_n(&si_module_fd, __ATOMIC_ACQUIRE);
+		if (fd < 0)
+			return -EOPNOTSUPP;
+		return si_answered_by(b, si_module_query(fd, 0, flags, q), q);
+	}
+	v = (int64_t)__atomic_load_n(&si_proc_slot, __ATOMIC_ACQUIRE);
+	/* our own fd, numbers of our namespace: no /proc/thread-self parse */
+	if (b != STACKINFO_BACKEND_PROC || !v || (pid_t)(v >> 32) != getpid() ||
+	    !(v & SI_SLOT_OWN_NS))
+		return -EOPNOTSUPP;
+	return si_answered_by(b, si_proc_ask_self(SI_SLOT_FD(v), true, flags, q), q);
+}
+
 int si_query(pid_t tid, uint64_t flags, struct stackinfo_query *q)
 {
-	int b = si_current_backend(), fb, fd, err;
+	int b, fb, fd, err;
 
+	if (flags & STACKINFO_LIB_ASYNC_SAFE)
+		return si_query_async_safe(tid, flags, q);
+	b = si_current_backend();
 	if (b < 0)
 		return b;
 	if (b == STACKINFO_BACKEND_PROC) {
@@ -369,6 +418,8 @@ int si_query(pid_t tid, uint64_t flags, struct stackinfo_query *q)
 		if (fd < 0)
 			return fd;
 		err = si_module_query(fd, tid, flags & ~SI_QUERY_INTERNAL, q);
+	} else if (!tid) {
+		return si_fallback_self(b, flags, q);
 	} else {
 		return si_answered_by(b, si_fallback_query(b, tid, flags, q), q);
 	}
@@ -382,13 +433,43 @@ int si_query(pid_t tid, uint64_t flags, struct stackinfo_query *q)
 	return si_answered_by(fb, si_fallback_query(fb, tid, flags, q), q);
 }
 
+/* The flags a caller may give; PROOF_FD is the raw ABI's (no proof_fd here). */
+#define SI_CALLER_FLAGS (STACKINFO_QUERY_NO_SP | STACKINFO_LIB_ASYNC_SAFE)
+
 SI_EXPORT int stackinfo_query_thread(pid_t tid, uint64_t flags,
 				     struct stackinfo_query *q)
 {
+	int saved = errno, err;
+
 	if (!q)
 		return -EFAULT;
-	/* PROOF_FD is the raw ABI's: this call has no proof_fd to pass */
-	if (flags & ~(uint64_t)(STACKINFO_QUERY_VALID_FLAGS & ~STACKINFO_QUERY_PROOF_FD))
+	if (flags & ~(uint64_t)SI_CALLER_FLAGS)
 		return -EINVAL;
-	return si_query(tid, flags, q);
+	err = si_query(tid, flags, q);
+	errno = saved;
+	return err;
+}
+
+SI_EXPORT int stackinfo_classify_addr(pid_t tid, uint64_t addr, uint64_t flags,
+				      struct stackinfo_query *q)
+{
+	int saved = errno, err;
+
+	if (!q)
+		return -EFAULT;
+	if (flags & ~(uint64_t)SI_CALLER_FLAGS)
+		return -EINVAL;
+	q->addr = addr;
+	err = si_query(tid, flags | STACKINFO_QUERY_ADDR, q);
+	/*
+	 * A kernel from before the address flag refuses it (EINVAL), or the
+	 * address as a non-zero tail of its shorter struct (E2BIG): the rest
+	 * of the answer, without STACKINFO_VALID_ADDR.
+	 */
+	if (err == -EINVAL || err == -E2BIG) {
+		err = si_query(tid, flags, q);
+		q->addr = addr;
+	}
+	errno = saved;
+	return err;
 }

@@ -69,6 +69,35 @@ int stackinfo_query_thread(pid_t tid, uint64_t flags,
 			   struct stackinfo_query *q);
 
 /*
+ * A flag of the library's own, for stackinfo_query_thread() and
+ * stackinfo_classify_addr(): answer only in ways that are async-signal-safe
+ * (no malloc, no lock, no stdio, no fd opened), so that a signal handler
+ * may call them: about the caller (tid 0), through the module's or the
+ * in-tree file's ioctl on the fd an earlier call opened; else
+ * -EOPNOTSUPP. Call stackinfo_backend() once before, outside the handler.
+ * Every call preserves errno.
+ */
+#define STACKINFO_LIB_ASYNC_SAFE	(1ULL << 61)
+
+/*
+ * q->ss_flags holds the kernel's SS_* bits; <linux/signal.h>'s
+ * SS_AUTODISARM, which glibc's <signal.h> (2.36) does not define:
+ */
+#define STACKINFO_SS_AUTODISARM		(1U << 31)
+
+/*
+ * Where @addr is for thread @tid (as stackinfo_query_thread() names it):
+ * the query with STACKINFO_QUERY_ADDR, q->addr_class and q->addr_vma_*
+ * valid with STACKINFO_VALID_ADDR (STACKINFO_VALID_ADDR_VMA). Only the
+ * module and the in-tree file classify: the other backends, and kernels
+ * from before the classification, answer the rest of the query and leave
+ * STACKINFO_VALID_ADDR clear. @flags:
+ * STACKINFO_QUERY_NO_SP, STACKINFO_LIB_ASYNC_SAFE.
+ */
+int stackinfo_classify_addr(pid_t tid, uint64_t addr, uint64_t flags,
+			    struct stackinfo_query *q);
+
+/*
  * The main thread's stack as glibc's pthread_getattr_np() reports it,
  * computed from the kernel's raw values: *stackaddr is the lowest address,
  * as pthread_attr_getstack() gives it.

@@ -7,6 +7,7 @@
  *   stackinfo -t TID          one thread
  *   --json                    JSON instead of the table
  *   --backend NAME            proc, module, procmap_query or maps
+ *   --addr ADDR               where ADDR is for each thread shown
  *
  * Exit: 0 answered; 1 no such process or thread; 2 bad usage; 3 permission
  * denied; 4 any other failure. See stackinfo(1).
@@ -15,6 +16,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +30,8 @@ enum { EXIT_NOSUCH = 1, EXIT_USAGE = 2, EXIT_PERM = 3, EXIT_OTHER = 4 };
 static bool json;
 static int n_out;
 static bool told_fallback;
+static bool classify;
+static uint64_t addr;
 
 static void usage(FILE *f)
 {
@@ -37,6 +41,9 @@ static void usage(FILE *f)
 		   "  -t, --tid TID      one thread (with -p: a thread of PID)\n"
 		   "  -j, --json         JSON output\n"
 		   "  -b, --backend NAME proc, module, procmap_query or maps\n"
+		   "  -a, --addr ADDR    where ADDR (hex) is for each thread: its stack,\n"
+		   "                     a guard, growth room, the guard gap, beyond the\n"
+		   "                     limit, its sigaltstack, another mapping, unmapped\n"
 		   "  -V, --version\n");
 }
 
@@ -100,10 +107,65 @@ static bool stack_of(const struct stackinfo_query *q, uint64_t *start,
 	return false;
 }
 
+/* The sigaltstack as the ALTSTACK column shows it. */
+static void altstack_cell(const struct stackinfo_query *q, char *buf, size_t size)
+{
+	if (!(q->valid & STACKINFO_VALID_ALTSTACK))
+		snprintf(buf, size, "-");
+	else if (q->ss_flags & SS_DISABLE)
+		snprintf(buf, size, "none");
+	else
+		snprintf(buf, size, "%llx-%llx%s", (unsigned long long)q->ss_sp,
+			 (unsigned long long)(q->ss_sp + q->ss_size),
+			 (q->ss_flags & SS_ONSTACK) ? "*" : "");
+}
+
+static const char *const kind_names[] = {
+	[STACKINFO_STACK_UNKNOWN] = "unknown",
+	[STACKINFO_STACK_MAIN] = "main",
+	[STACKINFO_STACK_THREAD] = "thread",
+	[STACKINFO_STACK_ALTSTACK] = "altstack",
+};
+
+static const char *const class_names[] = {
+	[STACKINFO_ADDR_STACK] = "stack",
+	[STACKINFO_ADDR_GUARD] = "guard",
+	[STACKINFO_ADDR_GROWTH] = "growth",
+	[STACKINFO_ADDR_GUARD_GAP] = "guard-gap",
+	[STACKINFO_ADDR_BEYOND_LIMIT] = "beyond-limit",
+	[STACKINFO_ADDR_ALTSTACK] = "altstack",
+	[STACKINFO_ADDR_MAPPED] = "mapped",
+	[STACKINFO_ADDR_UNMAPPED] = "unmapped",
+};
+
+#define NAME_OF(names, i) \
+	((i) < sizeof(names) / sizeof(names[0]) && names[i] ? names[i] : "?")
+
+/* The --addr table: one row a thread. */
+static void print_class_row(const struct stackinfo_query *q)
+{
+	char vma[40] = "-", p[5] = "-";
+	const char *class = "?";
+
+	if (q->valid & STACKINFO_VALID_ADDR)
+		class = NAME_OF(class_names, q->addr_class);
+	if (q->valid & STACKINFO_VALID_ADDR_VMA) {
+		snprintf(vma, sizeof(vma), "%llx-%llx", (unsigned long long)q->addr_vma_start,
+			 (unsigned long long)q->addr_vma_end);
+		perms(q->addr_vma_flags, p);
+	}
+	if (!n_out++)
+		printf("%7s %7s %-14s %-12s %-29s %4s\n", "TID", "PID", "ADDR", "CLASS", "VMA",
+		       "PERM");
+	printf("%7u %7u %-14llx %-12s %-29s %4s\n", q->out_tid, q->tgid,
+	       (unsigned long long)q->addr, class, vma, p);
+}
+
 static void print_row(const struct stackinfo_query *q)
 {
 	uint64_t start, end, flags;
 	char size[16] = "-", range[40] = "-", sp[20] = "-", guard[16] = "-";
+	char alt[48];
 	char p[5] = "";
 
 	if (stack_of(q, &start, &end, &flags)) {
@@ -116,12 +178,13 @@ static void print_row(const struct stackinfo_query *q)
 		snprintf(sp, sizeof(sp), "%llx", (unsigned long long)q->sp);
 	if (q->valid & STACKINFO_VALID_SP_GUARD)
 		human(q->sp_guard_end - q->sp_guard_start, guard, sizeof(guard));
+	altstack_cell(q, alt, sizeof(alt));
 	if (!n_out++)
-		printf("%7s %7s %4s %-29s %6s %4s %-14s %5s\n", "TID", "PID",
-		       "MAIN", "STACK", "SIZE", "PERM", "SP", "GUARD");
-	printf("%7u %7u %4s %-29s %6s %4s %-14s %5s\n", q->out_tid, q->tgid,
+		printf("%7s %7s %4s %-29s %6s %4s %-14s %5s %s\n", "TID", "PID",
+		       "MAIN", "STACK", "SIZE", "PERM", "SP", "GUARD", "ALTSTACK");
+	printf("%7u %7u %4s %-29s %6s %4s %-14s %5s %s\n", q->out_tid, q->tgid,
 	       q->thread_flags & STACKINFO_THREAD_MAIN ? "yes" : "no", range,
-	       size, *p ? p : "-", sp, guard);
+	       size, *p ? p : "-", sp, guard, alt);
 }
 
 static void json_addr(const char *key, bool valid, uint64_t v, bool comma)
@@ -187,6 +250,28 @@ static void print_json(const struct stackinfo_query *q)
 		printf("\"guard\": null, ");
 	json_rlim("rlimit_stack_cur", v & STACKINFO_VALID_RLIMIT, q->rlim_stack_cur, true);
 	json_rlim("rlimit_stack_max", v & STACKINFO_VALID_RLIMIT, q->rlim_stack_max, true);
+	if (v & STACKINFO_VALID_ALTSTACK)
+		printf("\"altstack\": {\"ss_sp\": \"0x%llx\", \"ss_size\": %llu, \"disabled\": %s, "
+		       "\"onstack\": %s, \"autodisarm\": %s}, ",
+		       (unsigned long long)q->ss_sp, (unsigned long long)q->ss_size,
+		       (q->ss_flags & SS_DISABLE) ? "true" : "false",
+		       (q->ss_flags & SS_ONSTACK) ? "true" : "false",
+		       (q->ss_flags & STACKINFO_SS_AUTODISARM) ? "true" : "false");
+	else
+		printf("\"altstack\": null, ");
+	if (v & STACKINFO_VALID_STACK_KIND)
+		printf("\"stack_kind\": \"%s\", ", NAME_OF(kind_names, q->stack_kind));
+	else
+		printf("\"stack_kind\": null, ");
+	if (classify) {
+		printf("\"addr\": \"0x%llx\", ", (unsigned long long)q->addr);
+		if (v & STACKINFO_VALID_ADDR)
+			printf("\"class\": \"%s\", ", NAME_OF(class_names, q->addr_class));
+		else
+			printf("\"class\": null, ");
+		json_range("addr_vma", v & STACKINFO_VALID_ADDR_VMA, q->addr_vma_start,
+			   q->addr_vma_end, q->addr_vma_flags);
+	}
 	if (v & STACKINFO_VALID_GUARD_GAP)
 		printf("\"guard_gap\": %llu}", (unsigned long long)q->guard_gap);
 	else
@@ -197,7 +282,8 @@ static void print_json(const struct stackinfo_query *q)
 static int show(pid_t tid, pid_t pid, const char *what)
 {
 	struct stackinfo_query q;
-	int err = stackinfo_query_thread(tid, 0, &q);
+	int err = classify ? stackinfo_classify_addr(tid, addr, 0, &q) :
+			     stackinfo_query_thread(tid, 0, &q);
 
 	/* a tid of @pid's list may have exited and been reused since */
 	if (!err && pid && q.tgid != (uint32_t)pid)
@@ -213,8 +299,15 @@ static int show(pid_t tid, pid_t pid, const char *what)
 			stackinfo_backend_name(STACKINFO_LIB_ANSWERED_BY(&q)));
 		told_fallback = true;
 	}
+	if (classify && !(q.valid & STACKINFO_VALID_ADDR) && !told_fallback) {
+		fprintf(stderr, "stackinfo: the %s backend cannot classify addresses (the module or the in-tree file can)\n",
+			stackinfo_backend_name(STACKINFO_LIB_ANSWERED_BY(&q)));
+		told_fallback = true;
+	}
 	if (json)
 		print_json(&q);
+	else if (classify)
+		print_class_row(&q);
 	else
 		print_row(&q);
 	return 0;
@@ -230,6 +323,18 @@ static int parse_id(const char *s, pid_t *id)
 	if (errno || end == s || *end || v <= 0 || v > 0x3fffffff)
 		return -EINVAL;
 	*id = (pid_t)v;
+	return 0;
+}
+
+/* A hex address, 0x optional, as /proc/<pid>/maps and debuggers write it. */
+static int parse_addr(const char *s, uint64_t *a)
+{
+	char *end;
+
+	errno = 0;
+	*a = strtoull(s, &end, 16);
+	if (errno || end == s || *end || *s == '-')
+		return -EINVAL;
 	return 0;
 }
 
@@ -273,6 +378,7 @@ int main(int argc, char **argv)
 		{ "tid", required_argument, NULL, 't' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "backend", required_argument, NULL, 'b' },
+		{ "addr", required_argument, NULL, 'a' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{}
@@ -282,8 +388,15 @@ int main(int argc, char **argv)
 	char what[64];
 	int c, b, err;
 
-	while ((c = getopt_long(argc, argv, "p:t:jb:hV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:t:jb:a:hV", opts, NULL)) != -1) {
 		switch (c) {
+		case 'a':
+			if (parse_addr(optarg, &addr)) {
+				fprintf(stderr, "stackinfo: bad address '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			classify = true;
+			break;
 		case 'p':
 			if (parse_id(optarg, &pid)) {
 				fprintf(stderr, "stackinfo: bad pid '%s'\n", optarg);

@@ -33,7 +33,13 @@
  * of at least STACKINFO_QUERY_SIZE_VER1 (STACKINFO_THREADS_SIZE_VER1).
  */
 #define STACKINFO_QUERY_PROOF_FD	(1ULL << 1)
-#define STACKINFO_QUERY_VALID_FLAGS	(STACKINFO_QUERY_NO_SP | STACKINFO_QUERY_PROOF_FD)
+/*
+ * Classify addr (in) for the thread: addr_class and addr_vma_* (out). Needs
+ * a struct of at least STACKINFO_QUERY_SIZE_VER2; not for the batch ioctl.
+ */
+#define STACKINFO_QUERY_ADDR		(1ULL << 2)
+#define STACKINFO_QUERY_VALID_FLAGS \
+	(STACKINFO_QUERY_NO_SP | STACKINFO_QUERY_PROOF_FD | STACKINFO_QUERY_ADDR)
 
 /* stackinfo_query.valid (out): which groups of out fields hold an answer */
 #define STACKINFO_VALID_THREAD		(1ULL << 0) /* out_tid tgid thread_flags map_count */
@@ -46,6 +52,12 @@
 #define STACKINFO_VALID_SP_GUARD	(1ULL << 7) /* sp_guard_{start,end} */
 #define STACKINFO_VALID_RLIMIT		(1ULL << 8) /* rlim_stack_{cur,max} */
 #define STACKINFO_VALID_GUARD_GAP	(1ULL << 9) /* guard_gap */
+/* VER2: granted with the SP (always about the caller's own thread) */
+#define STACKINFO_VALID_ALTSTACK	(1ULL << 10) /* ss_sp ss_size ss_flags */
+#define STACKINFO_VALID_STACK_KIND	(1ULL << 11) /* stack_kind */
+/* VER2, with STACKINFO_QUERY_ADDR */
+#define STACKINFO_VALID_ADDR		(1ULL << 12) /* addr_class */
+#define STACKINFO_VALID_ADDR_VMA	(1ULL << 13) /* addr_vma_{start,end,flags} */
 
 /* stackinfo_query.thread_flags (out) */
 #define STACKINFO_THREAD_MAIN		(1U << 0) /* the thread group leader */
@@ -60,6 +72,40 @@
 #define STACKINFO_VMA_EXEC		(1ULL << 2)
 #define STACKINFO_VMA_SHARED		(1ULL << 3)
 #define STACKINFO_VMA_GROWSDOWN		(1ULL << 4)
+
+/*
+ * stackinfo_query.stack_kind (out): what the stack the thread's SP is on
+ * is, first match wins: its sigaltstack (the SP as on_sig_stack() would
+ * test it, whatever SS_AUTODISARM says), the VMA holding start_stack, a
+ * VMA with a PROT_NONE VMA right below it (a guarded thread stack, as glibc
+ * and most runtimes allocate them), or something the kernel cannot name
+ * (a fiber's stack, an SS_AUTODISARM handler's sigaltstack, which the
+ * kernel forgets while the handler runs).
+ */
+#define STACKINFO_STACK_UNKNOWN		0
+#define STACKINFO_STACK_MAIN		1
+#define STACKINFO_STACK_THREAD		2
+#define STACKINFO_STACK_ALTSTACK	3
+
+/*
+ * stackinfo_query.addr_class (out): where addr is for the thread, first
+ * match wins. What the SP and the sigaltstack decide is decided only when
+ * they are granted (not with STACKINFO_QUERY_NO_SP). For an address in no
+ * mapping, the rules are those the kernel's page fault applies to it
+ * (lock_mm_and_find_vma(), expand_downwards(), acct_stack_growth()): the
+ * VMA above it must be VM_GROWSDOWN; the mapping below that VMA, unless it
+ * grows down too or is PROT_NONE, must stay stack_guard_gap away; the grown
+ * stack must fit RLIMIT_STACK. RLIMIT_AS, mlock limits and overcommit are
+ * not judged (stackinfo(4)).
+ */
+#define STACKINFO_ADDR_STACK		1 /* in the VMA holding sp or start_stack */
+#define STACKINFO_ADDR_GUARD		2 /* in a PROT_NONE VMA right below an accessible one */
+#define STACKINFO_ADDR_GROWTH		3 /* unmapped; a fault grows the stack above over it */
+#define STACKINFO_ADDR_GUARD_GAP	4 /* unmapped; refused: too near the mapping below */
+#define STACKINFO_ADDR_BEYOND_LIMIT	5 /* unmapped; refused: beyond RLIMIT_STACK */
+#define STACKINFO_ADDR_ALTSTACK		6 /* on the thread's sigaltstack */
+#define STACKINFO_ADDR_MAPPED		7 /* in another mapping */
+#define STACKINFO_ADDR_UNMAPPED		8 /* in no mapping, and no stack grows over it */
 
 /* RLIM_INFINITY as the rlim_stack_* fields report it */
 #define STACKINFO_RLIM_INFINITY		(~0ULL)
@@ -110,10 +156,34 @@ struct stackinfo_query {
 	/* VER1 */
 	__s32 proof_fd;		/* in: see STACKINFO_QUERY_PROOF_FD */
 	__u32 reserved1;	/* in: must be zero */
+
+	/*
+	 * VER2: the thread's sigaltstack as the kernel keeps it (ss_flags:
+	 * SS_ONSTACK, SS_DISABLE, SS_AUTODISARM of <linux/signal.h>, as
+	 * sigaltstack(NULL, &old) would give the thread at sp), and which
+	 * stack sp is on. About another thread: a snapshot of values that
+	 * thread may be changing (stackinfo(4)).
+	 */
+	__u64 ss_sp;		/* out: task->sas_ss_sp */
+	__u64 ss_size;		/* out: task->sas_ss_size */
+	__u32 ss_flags;		/* out */
+	__u32 stack_kind;	/* out: STACKINFO_STACK_* */
+
+	/*
+	 * VER2, with STACKINFO_QUERY_ADDR: the VMA holding addr; for
+	 * GROWTH, GUARD_GAP and BEYOND_LIMIT the stack VMA that would grow.
+	 */
+	__u64 addr;		/* in: the address to classify */
+	__u32 addr_class;	/* out: STACKINFO_ADDR_* */
+	__u32 reserved2;	/* in: must be zero */
+	__u64 addr_vma_start;	/* out */
+	__u64 addr_vma_end;	/* out */
+	__u64 addr_vma_flags;	/* out: STACKINFO_VMA_* */
 };
 
 #define STACKINFO_QUERY_SIZE_VER0	168	/* first published layout */
 #define STACKINFO_QUERY_SIZE_VER1	176	/* + proof_fd */
+#define STACKINFO_QUERY_SIZE_VER2	240	/* + sigaltstack, stack_kind, addr */
 
 /*
  * Every thread of a process in one call, for tracers. The kernel writes one

@@ -51,7 +51,7 @@
 #define SLEEPER		"/usr/bin/thread-sleeper"
 
 #define SP_BITS (STACKINFO_VALID_SP | STACKINFO_VALID_SP_VMA | STACKINFO_VALID_SP_PREV | \
-		 STACKINFO_VALID_SP_GUARD)
+		 STACKINFO_VALID_SP_GUARD | T_VALID_WITH_SP_VER2)
 
 struct targets {
 	struct t_targets p;

@@ -19,6 +19,7 @@
 dir=/usr/lib/stackinfo-corpus
 preload=/usr/lib/libstackinfo-preload.so
 stats=/tmp/corpus.stats
+kmsg=/usr/lib/stackinfo/kmsg-since
 failed=0
 
 if [ ! -e "$dir/programs" ]; then
@@ -42,7 +43,7 @@ sum() {
 tab=$(printf '\t')
 grep -v '^#' programs >/tmp/corpus.list
 while IFS="$tab" read -r name pkg cmd; do
-	before=$(dmesg | wc -l)
+	before=$("$kmsg")
 	sh -c "$cmd" >/tmp/corpus.plain 2>&1 </dev/null
 	rc_plain=$?
 	rm -f "$stats"
@@ -55,7 +56,7 @@ while IFS="$tab" read -r name pkg cmd; do
 		sh -c "$cmd" >/tmp/corpus.first 2>&1 </dev/null
 	rc_first=$?
 	lib_first=$(sum 1) glibc_first=$(sum 2)
-	after=$(dmesg | wc -l)
+	after=$("$kmsg")
 	result=same
 	if [ "$rc_plain" != "$rc_pre" ] || [ "$rc_plain" != "$rc_first" ]; then
 		result="exit $rc_plain plain, $rc_pre interposed, $rc_first checked first"
@@ -77,7 +78,7 @@ while IFS="$tab" read -r name pkg cmd; do
 			echo "--- $v"
 			cat /tmp/corpus.$v
 		done
-		dmesg | tail -n +$((before + 1))
+		"$kmsg" "$before"
 	fi
 done </tmp/corpus.list
 exit $failed

@@ -70,7 +70,8 @@ static void same(const char *what, const struct stackinfo_query *a,
 
 	if (!sp)
 		groups &= ~(uint64_t)(STACKINFO_VALID_SP | STACKINFO_VALID_SP_VMA |
-				      STACKINFO_VALID_SP_PREV | STACKINFO_VALID_SP_GUARD);
+				      STACKINFO_VALID_SP_PREV | STACKINFO_VALID_SP_GUARD |
+				      T_VALID_WITH_SP_VER2);
 	CHECK((a->valid & groups) == (b->valid & groups), "%s: valid %#llx, raw %#llx", what,
 	      (unsigned long long)a->valid, (unsigned long long)b->valid);
 	CHECK(a->out_tid == b->out_tid && a->tgid == b->tgid &&

@@ -139,7 +139,7 @@ static void check_text(const char *what, const struct stackinfo_query *q)
 	CHECK(!err, "%s: /proc/stackinfo: %s", what, strerror(-err));
 	if (err)
 		return;
-	CHECK_EQ(t.valid, q->valid);
+	CHECK_EQ(t.valid, q->valid & ~(uint64_t)T_VALID_NOT_TEXT);
 	CHECK_EQ(t.out_tid, q->out_tid);
 	CHECK_EQ(t.tgid, q->tgid);
 	CHECK_EQ(t.thread_flags & STACKINFO_THREAD_MAIN,
@@ -188,7 +188,8 @@ static void check_thread_self(const char *what, int is_main)
 	err = si_module_query(fd, 0, STACKINFO_QUERY_NO_SP, &nosp);
 	CHECK(!err, "%s: NO_SP: %s", what, strerror(-err));
 	CHECK_EQ(nosp.valid, q.valid & ~(STACKINFO_VALID_SP | STACKINFO_VALID_SP_VMA |
-					 STACKINFO_VALID_SP_PREV | STACKINFO_VALID_SP_GUARD));
+					 STACKINFO_VALID_SP_PREV | STACKINFO_VALID_SP_GUARD |
+					 T_VALID_WITH_SP_VER2));
 	CHECK_EQ(nosp.sp, 0);
 	CHECK_EQ(nosp.sp_vma_start, 0);
 	CHECK_EQ(nosp.main_vma_start, q.main_vma_start);

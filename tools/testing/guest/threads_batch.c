@@ -182,6 +182,61 @@ static void first_layout_entries(long page)
 	munmap(map, page);
 }
 
+/*
+ * Each entry size a caller may have (the published ones, odd ones, a
+ * page): entries exactly entry_size apart, each saying how much of it the
+ * kernel filled, every byte beyond that zero, nothing past the last; one
+ * entry per thread of /proc/self/task, each equal to a single query.
+ */
+static void entry_sizes(long page)
+{
+	const size_t qs = sizeof(struct stackinfo_query);
+	const size_t sizes[] = { 168, 170, 172, 176, 184, page };
+	pid_t tids[PEERS + 1];
+	int ntids = t_task_tids(getpid(), tids, PEERS + 1);
+
+	CHECK_EQ(ntids, PEERS + 1);
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		size_t size = sizes[k], fill = size < qs ? size : qs;
+		uint32_t count = PEERS + 2, i;
+		unsigned char *buf = malloc((PEERS + 3) * size);
+		int seen = 0;
+
+		memset(buf, 0xff, (PEERS + 3) * size);
+		CHECK_EQ(batch(0, buf, &count, size, 0), 0);
+		CHECK(count == (uint32_t)ntids, "entry size %zu: %u entries, %d threads",
+		      size, count, ntids);
+		for (i = 0; i < count && i < PEERS + 1; i++) {
+			const unsigned char *e = buf + i * size;
+			const struct stackinfo_query *q = (const void *)e;
+
+			CHECK(q->size == fill, "entry size %zu: entry %u says %llu", size, i,
+			      (unsigned long long)q->size);
+			for (size_t b = fill; b < size; b++)
+				if (e[b]) {
+					CHECK(0, "entry size %zu: entry %u: byte %zu is %#x",
+					      size, i, b, e[b]);
+					break;
+				}
+			for (int t = 0; t < ntids; t++)
+				if (tids[t] == (pid_t)q->out_tid) {
+					seen |= 1 << t;
+					CHECK_EQ(q->tid, q->out_tid);
+				}
+		}
+		CHECK(seen == (1 << ntids) - 1, "entry size %zu: tids %#x of /proc/self/task",
+		      size, seen);
+		for (size_t b = count * size; b < (PEERS + 3) * size; b++)
+			if (buf[b] != 0xff) {
+				CHECK(0, "entry size %zu: byte %zu past the last entry written",
+				      size, b);
+				break;
+			}
+		check_entries(buf, count, size);
+		free(buf);
+	}
+}
+
 static void as_user(pid_t root_child)
 {
 	uint32_t count = 8;
@@ -256,12 +311,15 @@ int main(void)
 	for (i = 0; i < (int)count; i++)
 		CHECK_EQ(((struct stackinfo_query *)(buf + i * (qs + 24)))->size, qs);
 	first_layout_entries(page);
+	entry_sizes(page);
 
 	/* bad input */
 	count = 16;
 	CHECK_EQ(batch(0, buf, &count, STACKINFO_QUERY_SIZE_VER0 - 8, 0), -EINVAL);
 	CHECK_EQ(batch(0, buf, &count, page + 8, 0), -EINVAL);
 	CHECK_EQ(batch(0, buf, &count, qs, 1ULL << 40), -EINVAL);
+	/* no address to classify in a batch */
+	CHECK_EQ(batch(0, buf, &count, qs, STACKINFO_QUERY_ADDR), -EINVAL);
 	CHECK_EQ(batch(0x7ffffff0, buf, &count, qs, 0), -ESRCH);
 	/* kthreadd: the kernel shows anyone that it has no user memory */
 	count = 16;

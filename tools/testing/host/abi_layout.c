@@ -45,11 +45,23 @@ int main(void)
 	FIELD(guard_gap, 160, 8);
 	FIELD(proof_fd, 168, 4);
 	FIELD(reserved1, 172, 4);
-	CHECK_EQ(sizeof(struct stackinfo_query), STACKINFO_QUERY_SIZE_VER1);
+	FIELD(ss_sp, 176, 8);
+	FIELD(ss_size, 184, 8);
+	FIELD(ss_flags, 192, 4);
+	FIELD(stack_kind, 196, 4);
+	FIELD(addr, 200, 8);
+	FIELD(addr_class, 208, 4);
+	FIELD(reserved2, 212, 4);
+	FIELD(addr_vma_start, 216, 8);
+	FIELD(addr_vma_end, 224, 8);
+	FIELD(addr_vma_flags, 232, 8);
+	CHECK_EQ(sizeof(struct stackinfo_query), STACKINFO_QUERY_SIZE_VER2);
 	CHECK_EQ(STACKINFO_QUERY_SIZE_VER0, 168);
 	CHECK_EQ(STACKINFO_QUERY_SIZE_VER1, 176);
-	/* VER1 only appended: VER0's fields did not move */
+	CHECK_EQ(STACKINFO_QUERY_SIZE_VER2, 240);
+	/* VER1 and VER2 only appended: the fields before them did not move */
 	CHECK_EQ(offsetof(struct stackinfo_query, proof_fd), STACKINFO_QUERY_SIZE_VER0);
+	CHECK_EQ(offsetof(struct stackinfo_query, ss_sp), STACKINFO_QUERY_SIZE_VER1);
 	/* the same layout on every ABI: no padding the compiler could vary */
 	CHECK_EQ(_Alignof(struct stackinfo_query), 8);
 
@@ -66,16 +78,17 @@ int main(void)
 	CHECK_EQ(STACKINFO_THREADS_SIZE_VER1, 48);
 
 	/*
-	 * _IOWR(0xB9, 0x01, 176 bytes), _IOWR(0xB9, 0x02, 48 bytes); the
-	 * kernel matches type and number only, so VER0 binaries' commands
-	 * (0xc0a8b901, 0xc028b902) still reach it
+	 * _IOWR(0xB9, 0x01, 240 bytes), _IOWR(0xB9, 0x02, 48 bytes); the
+	 * kernel matches type and number only, so older binaries' commands
+	 * (VER0 0xc0a8b901, 0xc028b902; VER1 0xc0b0b901) still reach it
 	 */
-	CHECK_EQ(STACKINFO_IOC_QUERY, 0xc0b0b901UL);
+	CHECK_EQ(STACKINFO_IOC_QUERY, 0xc0f0b901UL);
 	CHECK_EQ(STACKINFO_IOC_QUERY_THREADS, 0xc030b902UL);
 
 	CHECK_EQ(STACKINFO_QUERY_NO_SP, 1);
 	CHECK_EQ(STACKINFO_QUERY_PROOF_FD, 2);
-	CHECK_EQ(STACKINFO_QUERY_VALID_FLAGS, 3);
+	CHECK_EQ(STACKINFO_QUERY_ADDR, 4);
+	CHECK_EQ(STACKINFO_QUERY_VALID_FLAGS, 7);
 	CHECK_EQ(STACKINFO_THREAD_USER_MASK, 0xff000000U);
 	CHECK_EQ(STACKINFO_VALID_THREAD, 1 << 0);
 	CHECK_EQ(STACKINFO_VALID_START_STACK, 1 << 1);
@@ -87,6 +100,22 @@ int main(void)
 	CHECK_EQ(STACKINFO_VALID_SP_GUARD, 1 << 7);
 	CHECK_EQ(STACKINFO_VALID_RLIMIT, 1 << 8);
 	CHECK_EQ(STACKINFO_VALID_GUARD_GAP, 1 << 9);
+	CHECK_EQ(STACKINFO_VALID_ALTSTACK, 1 << 10);
+	CHECK_EQ(STACKINFO_VALID_STACK_KIND, 1 << 11);
+	CHECK_EQ(STACKINFO_STACK_UNKNOWN, 0);
+	CHECK_EQ(STACKINFO_STACK_MAIN, 1);
+	CHECK_EQ(STACKINFO_STACK_THREAD, 2);
+	CHECK_EQ(STACKINFO_STACK_ALTSTACK, 3);
+	CHECK_EQ(STACKINFO_VALID_ADDR, 1 << 12);
+	CHECK_EQ(STACKINFO_VALID_ADDR_VMA, 1 << 13);
+	CHECK_EQ(STACKINFO_ADDR_STACK, 1);
+	CHECK_EQ(STACKINFO_ADDR_GUARD, 2);
+	CHECK_EQ(STACKINFO_ADDR_GROWTH, 3);
+	CHECK_EQ(STACKINFO_ADDR_GUARD_GAP, 4);
+	CHECK_EQ(STACKINFO_ADDR_BEYOND_LIMIT, 5);
+	CHECK_EQ(STACKINFO_ADDR_ALTSTACK, 6);
+	CHECK_EQ(STACKINFO_ADDR_MAPPED, 7);
+	CHECK_EQ(STACKINFO_ADDR_UNMAPPED, 8);
 	CHECK_EQ(STACKINFO_THREAD_MAIN, 1);
 	CHECK_EQ(STACKINFO_THREAD_SELF, 2);
 	CHECK_EQ(STACKINFO_THREAD_WORKER, 4);

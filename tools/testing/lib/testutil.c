@@ -828,6 +828,13 @@ void t_bad_query(int fd, pid_t tid)
 	t_query_fill(&q, sizeof(q));
 	q.reserved1 = 1;
 	t_ioctl_expect(fd, "reserved1", STACKINFO_IOC_QUERY, &q, sizeof(q), EINVAL);
+	t_query_fill(&q, sizeof(q));
+	q.reserved2 = 1;
+	t_ioctl_expect(fd, "reserved2", STACKINFO_IOC_QUERY, &q, sizeof(q), EINVAL);
+	t_query_fill(&q, STACKINFO_QUERY_SIZE_VER1);
+	q.query_flags = STACKINFO_QUERY_ADDR;
+	t_ioctl_expect(fd, "address flag in a VER1 struct", STACKINFO_IOC_QUERY, &q, sizeof(q),
+		       EINVAL);
 
 	/* pointers */
 	t_ioctl_expect(fd, "NULL", STACKINFO_IOC_QUERY, NULL, 0, EFAULT);
@@ -863,7 +870,8 @@ void t_bad_query(int fd, pid_t tid)
 	{
 		static const unsigned long cmds[] = {
 			_IOWR(STACKINFO_IOC_MAGIC, 0x01, char[STACKINFO_QUERY_SIZE_VER0]),
-			_IOWR(STACKINFO_IOC_MAGIC, 0x01, char[STACKINFO_QUERY_SIZE_VER1 + 64]),
+			_IOWR(STACKINFO_IOC_MAGIC, 0x01, char[STACKINFO_QUERY_SIZE_VER1]),
+			_IOWR(STACKINFO_IOC_MAGIC, 0x01, char[STACKINFO_QUERY_SIZE_VER2 + 64]),
 			_IOWR(STACKINFO_IOC_MAGIC, 0x01, uint64_t),
 		};
 		unsigned int i;
@@ -873,6 +881,34 @@ void t_bad_query(int fd, pid_t tid)
 			err = ioctl(fd, cmds[i], &q) ? -errno : 0;
 			CHECK(!err && q.out_tid == (uint32_t)tid,
 			      "command %#lx: %s", cmds[i], strerror(-err));
+		}
+	}
+	/*
+	 * an older layout gets exactly the older answer: nothing written past
+	 * its size, no valid bit for a field it does not have
+	 */
+	{
+		static const uint64_t sizes[] = { STACKINFO_QUERY_SIZE_VER0,
+						  STACKINFO_QUERY_SIZE_VER1 };
+		const uint64_t later = STACKINFO_VALID_ALTSTACK | STACKINFO_VALID_STACK_KIND;
+		unsigned int i, j;
+
+		for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+			unsigned char *b = (unsigned char *)&q;
+
+			memset(&q, 0x5a, sizeof(q));
+			t_query_fill(&q, sizes[i]);
+			memset(b + sizes[i], 0x5a, sizeof(q) - sizes[i]);
+			err = ioctl(fd, STACKINFO_IOC_QUERY, &q) ? -errno : 0;
+			CHECK(!err && q.out_tid == (uint32_t)tid, "size %llu: %s",
+			      (unsigned long long)sizes[i], strerror(-err));
+			CHECK(!(q.valid & later), "size %llu: valid %#llx has a later layout's bits",
+			      (unsigned long long)sizes[i], (unsigned long long)q.valid);
+			for (j = sizes[i]; j < sizeof(q); j++)
+				if (b[j] != 0x5a)
+					break;
+			CHECK(j == sizeof(q), "size %llu: byte %u written",
+			      (unsigned long long)sizes[i], j);
 		}
 	}
 	t_ioctl_expect(fd, "_IOR", _IOR(STACKINFO_IOC_MAGIC, 0x01, struct stackinfo_query), &q,
@@ -940,7 +976,7 @@ bool t_query_same(const struct stackinfo_query *a, const struct stackinfo_query 
 		uint64_t a, b;
 	} f[] = {
 #define T_F(x, m) { #x, a->x & (m), b->x & (m) }
-		T_F(valid, ~0ULL),
+		T_F(valid, (how & T_CMP_TEXT) ? ~(uint64_t)T_VALID_NOT_TEXT : ~0ULL),
 		T_F(out_tid, ~0ULL),
 		T_F(tgid, ~0ULL),
 		T_F(thread_flags, fmask),

@@ -144,6 +144,10 @@ bool t_intree_missing(void);
  */
 int t_task_tids(pid_t pid, pid_t *tids, int max);
 
+/* VER2's groups: granted with the SP; none of them is in the text */
+#define T_VALID_WITH_SP_VER2	(STACKINFO_VALID_ALTSTACK | STACKINFO_VALID_STACK_KIND)
+#define T_VALID_NOT_TEXT	(T_VALID_WITH_SP_VER2 | STACKINFO_VALID_ADDR | \
+				 STACKINFO_VALID_ADDR_VMA)
 #define T_CMP_TEXT	1	/* @a is text: no GROWSDOWN, no thread flag but MAIN */
 #define T_CMP_NO_SP	2	/* not the SP itself: a thread asking about itself moves */
 /*
