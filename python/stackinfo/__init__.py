@@ -21,7 +21,7 @@ from typing import List, Optional
 from . import _abi, _lib
 
 __all__ = [
-    "Error", "Range", "Vma", "Thread", "thread", "process", "threads_of",
+    "Error", "Range", "Vma", "Altstack", "Thread", "thread", "process", "threads_of",
     "backend", "backend_names", "set_backend", "RLIM_INFINITY",
 ]
 
@@ -74,6 +74,17 @@ class Vma(Range):
 
 
 @dataclasses.dataclass(frozen=True)
+class Altstack:
+    """The thread's sigaltstack as the kernel keeps it."""
+
+    ss_sp: int
+    ss_size: int
+    disabled: bool    # SS_DISABLE
+    onstack: bool     # SS_ONSTACK: the SP is on it
+    autodisarm: bool  # SS_AUTODISARM
+
+
+@dataclasses.dataclass(frozen=True)
 class Thread:
     """One thread's answer; None where the backend had nothing."""
 
@@ -93,6 +104,8 @@ class Thread:
     guard: Optional[Range]  # the PROT_NONE mapping just below sp_vma
     rlimit_stack_cur: Optional[int]  # RLIM_INFINITY for none
     rlimit_stack_max: Optional[int]
+    altstack: Optional[Altstack]
+    stack_kind: Optional[str]  # "main", "thread", "altstack", "unknown"
     guard_gap: Optional[int]
 
     @property
@@ -135,6 +148,12 @@ def _from_query(q: _abi.Query) -> Thread:
                if v & _abi.VALID_SP_GUARD else None),
         rlimit_stack_cur=opt(_abi.VALID_RLIMIT, q.rlim_stack_cur),
         rlimit_stack_max=opt(_abi.VALID_RLIMIT, q.rlim_stack_max),
+        altstack=(Altstack(q.ss_sp, q.ss_size, bool(q.ss_flags & _abi.SS_DISABLE),
+                           bool(q.ss_flags & _abi.SS_ONSTACK),
+                           bool(q.ss_flags & _abi.SS_AUTODISARM))
+                  if v & _abi.VALID_ALTSTACK else None),
+        stack_kind=(_abi.STACK_KIND_NAMES.get(q.stack_kind, "?")
+                    if v & _abi.VALID_STACK_KIND else None),
         guard_gap=opt(_abi.VALID_GUARD_GAP, q.guard_gap),
     )
 

@@ -20,6 +20,10 @@ VALID_SP_PREV = 1 << 6
 VALID_SP_GUARD = 1 << 7
 VALID_RLIMIT = 1 << 8
 VALID_GUARD_GAP = 1 << 9
+VALID_ALTSTACK = 1 << 10
+VALID_STACK_KIND = 1 << 11
+VALID_ADDR = 1 << 12
+VALID_ADDR_VMA = 1 << 13
 
 THREAD_MAIN = 1 << 0
 THREAD_SELF = 1 << 1
@@ -34,6 +38,19 @@ VMA_GROWSDOWN = 1 << 4
 
 RLIM_INFINITY = (1 << 64) - 1
 
+# stack_kind, and the names stackinfo(1) gives them
+STACK_UNKNOWN = 0
+STACK_MAIN = 1
+STACK_THREAD = 2
+STACK_ALTSTACK = 3
+STACK_KIND_NAMES = {STACK_UNKNOWN: "unknown", STACK_MAIN: "main",
+                    STACK_THREAD: "thread", STACK_ALTSTACK: "altstack"}
+
+# ss_flags: <linux/signal.h>'s, and libstackinfo.h's SS_AUTODISARM
+SS_ONSTACK = 1
+SS_DISABLE = 2
+SS_AUTODISARM = 1 << 31
+
 # libstackinfo.h: the backend that answered, in thread_flags' user bits
 LIB_BACKEND_SHIFT = 24
 
@@ -42,7 +59,7 @@ _u64 = ctypes.c_uint64
 
 
 class Query(ctypes.Structure):
-    """struct stackinfo_query (VER1)."""
+    """struct stackinfo_query (VER2)."""
 
     _fields_ = [
         ("size", _u64),
@@ -71,6 +88,17 @@ class Query(ctypes.Structure):
         ("guard_gap", _u64),
         ("proof_fd", ctypes.c_int32),
         ("reserved1", _u32),
+        # VER2
+        ("ss_sp", _u64),
+        ("ss_size", _u64),
+        ("ss_flags", _u32),
+        ("stack_kind", _u32),
+        ("addr", _u64),
+        ("addr_class", _u32),
+        ("reserved2", _u32),
+        ("addr_vma_start", _u64),
+        ("addr_vma_end", _u64),
+        ("addr_vma_flags", _u64),
     ]
 
 

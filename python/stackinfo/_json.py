@@ -27,6 +27,17 @@ def _guard(g):
             f'"size": {g.size}}}')
 
 
+def _altstack(a):
+    if a is None:
+        return '"altstack": null'
+
+    def b(x):
+        return "true" if x else "false"
+    return (f'"altstack": {{"ss_sp": "0x{a.ss_sp:x}", "ss_size": {a.ss_size}, '
+            f'"disabled": {b(a.disabled)}, "onstack": {b(a.onstack)}, '
+            f'"autodisarm": {b(a.autodisarm)}}}')
+
+
 def _num(key, v):
     return f'"{key}": ' + ("null" if v is None else str(v))
 
@@ -50,6 +61,8 @@ def thread_json(t):
         _guard(t.guard),
         _num("rlimit_stack_cur", rlim[0]),
         _num("rlimit_stack_max", rlim[1]),
+        _altstack(t.altstack),
+        '"stack_kind": ' + ("null" if t.stack_kind is None else f'"{t.stack_kind}"'),
         _num("guard_gap", t.guard_gap),
     )) + "}"
 

@@ -5,6 +5,7 @@
  * "field NAME OFFSET SIZE", "size SIZE", "const NAME VALUE". The Python
  * bindings' test holds their ctypes declaration against this.
  */
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -44,6 +45,16 @@ int main(void)
 	FIELD(guard_gap);
 	FIELD(proof_fd);
 	FIELD(reserved1);
+	FIELD(ss_sp);
+	FIELD(ss_size);
+	FIELD(ss_flags);
+	FIELD(stack_kind);
+	FIELD(addr);
+	FIELD(addr_class);
+	FIELD(reserved2);
+	FIELD(addr_vma_start);
+	FIELD(addr_vma_end);
+	FIELD(addr_vma_flags);
 	CONST(STACKINFO_QUERY_NO_SP);
 	CONST(STACKINFO_VALID_THREAD);
 	CONST(STACKINFO_VALID_START_STACK);
@@ -55,6 +66,16 @@ int main(void)
 	CONST(STACKINFO_VALID_SP_GUARD);
 	CONST(STACKINFO_VALID_RLIMIT);
 	CONST(STACKINFO_VALID_GUARD_GAP);
+	CONST(STACKINFO_VALID_ALTSTACK);
+	CONST(STACKINFO_VALID_STACK_KIND);
+	CONST(STACKINFO_VALID_ADDR);
+	CONST(STACKINFO_VALID_ADDR_VMA);
+	CONST(STACKINFO_STACK_UNKNOWN);
+	CONST(STACKINFO_STACK_MAIN);
+	CONST(STACKINFO_STACK_THREAD);
+	CONST(STACKINFO_STACK_ALTSTACK);
+	CONST(STACKINFO_SS_AUTODISARM);
+	printf("const SS_ONSTACK %d\nconst SS_DISABLE %d\n", SS_ONSTACK, SS_DISABLE);
 	CONST(STACKINFO_THREAD_MAIN);
 	CONST(STACKINFO_THREAD_SELF);
 	CONST(STACKINFO_THREAD_WORKER);

@@ -117,6 +117,14 @@ def expect(r):
                if v & consts["STACKINFO_VALID_SP_GUARD"] else None),
         rlimit_stack_cur=opt("STACKINFO_VALID_RLIMIT", "rlim_stack_cur"),
         rlimit_stack_max=opt("STACKINFO_VALID_RLIMIT", "rlim_stack_max"),
+        altstack=(stackinfo.Altstack(r["ss_sp"], r["ss_size"],
+                                     bool(r["ss_flags"] & consts["SS_DISABLE"]),
+                                     bool(r["ss_flags"] & consts["SS_ONSTACK"]),
+                                     bool(r["ss_flags"] & consts["STACKINFO_SS_AUTODISARM"]))
+                  if v & consts["STACKINFO_VALID_ALTSTACK"] else None),
+        # the names stackinfo(1) prints; the CLI's JSON is compared below
+        stack_kind=({0: "unknown", 1: "main", 2: "thread", 3: "altstack"}.get(r["stack_kind"], "?")
+                    if v & consts["STACKINFO_VALID_STACK_KIND"] else None),
         guard_gap=opt("STACKINFO_VALID_GUARD_GAP", "guard_gap"),
     )
 
