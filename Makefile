@@ -68,12 +68,13 @@ HOST_TESTS := $(patsubst tools/testing/host/%.c,$(B)/host/%,$(HOST_SRCS)) \
 	$(patsubst tools/testing/host/%.c,$(B)/host/%_san,$(filter tools/testing/host/lib_%,$(HOST_SRCS))) \
 	$(patsubst tools/testing/host/%.sh,$(B)/host/%,$(wildcard tools/testing/host/*.sh))
 BINS := $(B)/bin/stackinfo $(B)/bin/stackinfo-demo $(B)/bin/getattr-print \
-	$(B)/bin/thread-sleeper $(B)/bin/stackinfo-bench $(B)/bin/startup-time
+	$(B)/bin/thread-sleeper $(B)/bin/stackinfo-bench $(B)/bin/startup-time \
+	$(B)/bin/stack-overflow $(B)/bin/stackinfo-layout
 # the in-tree series' kselftest (kernel/selftests/), run by the guest test
 # intree_selftest
 KSELFTEST := $(B)/guest/kselftest/proc-stackinfo
 GUEST_FILES := $(B)/guest/run-tests $(B)/guest/splat-patterns $(B)/guest/testlib.sh \
-	$(B)/guest/kmsg-since $(B)/guest/m32/compat_abi $(KSELFTEST)
+	$(B)/guest/kmsg-since $(B)/guest/m32/compat_abi $(KSELFTEST) $(B)/guest/bindings_test.py
 
 .PHONY: all module tools check demo bench deps clean help prune guest-tests install uninstall \
 	dkms-install dkms-uninstall install-tools deb
@@ -167,6 +168,9 @@ $(B)/bin/stackinfo-demo: tools/demo/stackinfo-demo.c $(UAPI)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LDLIBS)
 
+# the bindings' test holds python/stackinfo/_abi.py against this
+$(B)/bin/stackinfo-layout: $(LIB_HDRS)
+
 $(B)/bin/%: tools/testing/%.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LDLIBS)
@@ -222,6 +226,12 @@ $(B)/guest/run-tests: tools/testing/guest/run-tests
 	install -m 755 $< $@
 
 $(B)/guest/testlib.sh: tools/testing/lib/guest.sh
+	@mkdir -p $(@D)
+	install -m 644 $< $@
+
+# the Python bindings' test, run by lib_python in the guest (and on the
+# host by python_bindings)
+$(B)/guest/bindings_test.py: tools/testing/python/bindings_test.py
 	@mkdir -p $(@D)
 	install -m 644 $< $@
 

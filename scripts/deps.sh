@@ -10,8 +10,10 @@
 #   gates  static analysis and formatting of the module (sparse, clang-format)
 #   kselftest  the kselftest harness headers for the in-tree series' selftest
 #   corpus real programs run under the interposer (tools/testing/corpus)
-#   deb    make deb (dpkg-buildpackage, debhelper, dh-dkms), lintian, and
-#          the packages' test (DKMS, pkg-config)
+#   python the Python bindings' tests (Debian's python3, pyflakes) and,
+#          copied into every guest, python3 and gdb for lib_python/lib_gdb
+#   deb    make deb (dpkg-buildpackage, debhelper, dh-dkms, dh-python), lintian,
+#          and the packages' test (DKMS, pkg-config)
 #   all    every group (what `make deps` asks for)
 # Idempotent, and silent when everything is already installed.
 set -euo pipefail
@@ -27,7 +29,9 @@ declare -A group=(
 	[gates]="sparse clang-format"
 	[kselftest]="linux-source-6.12 xz-utils"
 	[corpus]="ruby guile-3.0 guile-3.0-dev pkgconf ripgrep mono-runtime mono-mcs strace"
-	[deb]="build-essential dpkg-dev debhelper dh-dkms fakeroot lintian dkms pkgconf xz-utils"
+	[python]="python3 python3-pyflakes gdb"
+	[deb]="build-essential dpkg-dev debhelper dh-dkms fakeroot lintian dkms pkgconf xz-utils
+		dh-python python3-all python3-setuptools"
 )
 
 want=()

@@ -6,13 +6,16 @@
 # with `pkg-config libstackinfo` against libstackinfo-dev runs, and
 # dpkg-shlibdeps gives it a dependency on libstackinfo0; in a 6.12 guest
 # the DKMS-built module loads and the installed CLI, library and interposer
-# answer through it; purge leaves none of the packages' files, no module
-# and no DKMS entry. The packages are purged whatever happens.
+# answer through it; python3-stackinfo's module, run by Debian's python3
+# from the installed tree, prints what the installed CLI's --json prints
+# and gdb loads its info stackinfo from gdb's data directory; purge leaves
+# none of the packages' files, no module and no DKMS entry. The packages
+# are purged whatever happens.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/scripts/kernels.sh"
-"$top/scripts/deps.sh" deb base lts >/dev/null || exit 1
-pkgs=(stackinfo-dkms libstackinfo0 libstackinfo-dev stackinfo)
+"$top/scripts/deps.sh" deb base lts python >/dev/null || exit 1
+pkgs=(stackinfo-dkms libstackinfo0 libstackinfo-dev stackinfo python3-stackinfo)
 ver=$(cd "$top" && dpkg-parsechangelog -SVersion)
 upstream=${ver%-*}
 multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
@@ -126,6 +129,21 @@ if flags=$(pkg-config --cflags --libs libstackinfo) &&
 else
 	say "build with pkg-config ($flags)"
 fi
+
+# python3-stackinfo, installed: from / (no checkout on the path), the
+# installed library answers it as the installed CLI does
+"$top/build/bin/thread-sleeper" 2 >"$work/sleeper.out" &
+sleeper=$!
+for _ in $(seq 100); do grep -qs ready "$work/sleeper.out" && break; sleep 0.1; done
+cli=$(cd / && env -u LD_LIBRARY_PATH /usr/bin/stackinfo -p $sleeper --json 2>&1)
+py=$(cd / && env -u PYTHONPATH -u LD_LIBRARY_PATH /usr/bin/python3 -m stackinfo -p $sleeper 2>&1)
+[ -n "$cli" ] && [ "$cli" = "$py" ] || say "python3 -m stackinfo: $py; the CLI: $cli"
+where=$(cd / && env -u PYTHONPATH -u LD_LIBRARY_PATH /usr/bin/python3 -c 'import stackinfo; print(stackinfo.__file__)' 2>&1)
+[ "$where" = /usr/lib/python3/dist-packages/stackinfo/__init__.py ] || say "python3 imports stackinfo from $where"
+help=$(cd / && env -u PYTHONPATH -u LD_LIBRARY_PATH gdb -batch -ex 'help info stackinfo' 2>&1)
+grep -q 'Stack bounds' <<<"$help" || say "gdb did not load info stackinfo: $help"
+kill $sleeper 2>/dev/null
+wait $sleeper 2>/dev/null
 
 # in a 6.12 guest: the DKMS-built module, the installed CLI, library and
 # interposer (vm-run copies each --file and the libraries it loads, from

@@ -1,0 +1,268 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""The Python bindings against the C library's own answers, in one process.
+
+Run by tools/testing/host/python_bindings.sh (and the guest's lib_python)
+with PYTHONPATH naming python/ and the library on the loader's path:
+  bindings_test.py LAYOUT-PRINTER CLI THREAD-SLEEPER
+1. python/stackinfo/_abi.py's struct and constants equal what the C
+   compiler says of the headers (stackinfo-layout);
+2. for threads of this process and of a child, on every backend this
+   kernel has, each Thread field equals the field that
+   stackinfo_query_thread() wrote into a raw buffer, read at the C
+   compiler's offsets (the SP of the calling thread only lies in its VMA:
+   it moves between two calls);
+3. errors: no such thread or process is Error ESRCH (an OSError), a
+   refused one EACCES or EPERM, bad arguments ValueError;
+4. python3 -m stackinfo equals the CLI's --json byte for byte and parsed,
+   and its exit codes.
+Prints "FAIL: ..." for each failure; exit 1 if any, 0 otherwise.
+"""
+import atexit
+import ctypes
+import dataclasses
+import errno
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+
+import stackinfo
+from stackinfo import _abi
+
+layout_bin, cli, sleeper_bin = sys.argv[1:4]
+failed = 0
+
+
+def check(what, ok, detail=""):
+    global failed
+    if not ok:
+        print(f"FAIL: {what}{': ' + str(detail) if detail else ''}")
+        failed = 1
+
+
+# 1. layout and constants, from the C compiler
+fields, consts, csize = {}, {}, None
+for line in subprocess.run([layout_bin], check=True, capture_output=True,
+                           text=True).stdout.splitlines():
+    kind, *rest = line.split()
+    if kind == "size":
+        csize = int(rest[0])
+    elif kind == "field":
+        fields[rest[0]] = (int(rest[1]), int(rest[2]))
+    elif kind == "const":
+        consts[rest[0]] = int(rest[1])
+check("layout: struct size", ctypes.sizeof(_abi.Query) == csize,
+      f"{ctypes.sizeof(_abi.Query)} != {csize}")
+py_fields = {n: (getattr(_abi.Query, n).offset, getattr(_abi.Query, n).size)
+             for n, _ in _abi.Query._fields_}
+check("layout: the same fields", set(py_fields) == set(fields),
+      set(py_fields) ^ set(fields))
+for name, where in fields.items():
+    check(f"layout: {name} offset, size", py_fields.get(name) == where,
+          f"{py_fields.get(name)} != {where}")
+check("layout: constants printed", len(consts) > 20, len(consts))
+for cname, value in consts.items():
+    pyname = cname.removeprefix("STACKINFO_")
+    check(f"const {cname}", getattr(_abi, pyname, None) == value,
+          f"{getattr(_abi, pyname, None)} != {value}")
+
+# 2. the same answers as the C call, read at the C offsets
+lib = ctypes.CDLL("libstackinfo.so.0")
+lib.stackinfo_query_thread.argtypes = [ctypes.c_int, ctypes.c_uint64, ctypes.c_void_p]
+lib.stackinfo_backend_name.restype = ctypes.c_char_p
+
+
+def raw(tid):
+    buf = ctypes.create_string_buffer(csize)
+    err = lib.stackinfo_query_thread(tid, 0, buf)
+    if err:
+        return err, None
+    return 0, {n: int.from_bytes(buf.raw[o:o + s], "little", signed=(n == "proof_fd"))
+               for n, (o, s) in fields.items()}
+
+
+def expect(r):
+    """The Thread a raw answer means, field by field, as libstackinfo.h
+    and the uapi header say: the valid bits, the user bits' backend."""
+    v = r["valid"]
+
+    def opt(bit, key):
+        return r[key] if v & consts[bit] else None
+
+    def vma(bit, pre):
+        if not v & consts[bit]:
+            return None
+        return stackinfo.Vma(r[pre + "_start"], r[pre + "_end"], r[pre + "_flags"])
+
+    by = lib.stackinfo_backend_name(
+        (r["thread_flags"] & consts["STACKINFO_THREAD_USER_MASK"])
+        >> consts["STACKINFO_LIB_BACKEND_SHIFT"])
+    tf = r["thread_flags"]
+    return stackinfo.Thread(
+        tid=r["out_tid"], pid=r["tgid"],
+        main=bool(tf & consts["STACKINFO_THREAD_MAIN"]),
+        is_self=bool(tf & consts["STACKINFO_THREAD_SELF"]),
+        worker=bool(tf & consts["STACKINFO_THREAD_WORKER"]),
+        backend=by.decode() if by else None,
+        map_count=r["map_count"] or None,
+        start_stack=opt("STACKINFO_VALID_START_STACK", "start_stack"),
+        main_vma=vma("STACKINFO_VALID_MAIN_VMA", "main_vma"),
+        main_prev_end=opt("STACKINFO_VALID_MAIN_PREV", "main_prev_end"),
+        sp=opt("STACKINFO_VALID_SP", "sp"),
+        sp_vma=vma("STACKINFO_VALID_SP_VMA", "sp_vma"),
+        sp_prev_end=opt("STACKINFO_VALID_SP_PREV", "sp_prev_end"),
+        guard=(stackinfo.Range(r["sp_guard_start"], r["sp_guard_end"])
+               if v & consts["STACKINFO_VALID_SP_GUARD"] else None),
+        rlimit_stack_cur=opt("STACKINFO_VALID_RLIMIT", "rlim_stack_cur"),
+        rlimit_stack_max=opt("STACKINFO_VALID_RLIMIT", "rlim_stack_max"),
+        altstack=(stackinfo.Altstack(r["ss_sp"], r["ss_size"],
+                                     bool(r["ss_flags"] & consts["SS_DISABLE"]),
+                                     bool(r["ss_flags"] & consts["SS_ONSTACK"]),
+                                     bool(r["ss_flags"] & consts["STACKINFO_SS_AUTODISARM"]))
+                  if v & consts["STACKINFO_VALID_ALTSTACK"] else None),
+        # the names stackinfo(1) prints; the CLI's JSON is compared below
+        stack_kind=({0: "unknown", 1: "main", 2: "thread", 3: "altstack"}.get(r["stack_kind"], "?")
+                    if v & consts["STACKINFO_VALID_STACK_KIND"] else None),
+        guard_gap=opt("STACKINFO_VALID_GUARD_GAP", "guard_gap"),
+    )
+
+
+parked = threading.Event()
+workers = [threading.Thread(target=parked.wait, daemon=True) for _ in range(3)]
+for w in workers:
+    w.start()
+child = subprocess.Popen([sleeper_bin, "2"], stdout=subprocess.PIPE, text=True)
+atexit.register(child.kill)  # whatever fails below
+child_pid = int(child.stdout.readline().split()[1])
+own = [0, os.getpid()] + [w.native_id for w in workers]
+theirs = [int(t) for t in os.listdir(f"/proc/{child_pid}/task")]
+
+
+def blocked(pid, tid):
+    """@tid is in a system call (its SP is then readable, and stays)."""
+    try:
+        with open(f"/proc/{pid}/task/{tid}/syscall") as f:
+            return f.read().split()[0] not in ("running", "-1")
+    except OSError:
+        return False
+
+
+# another thread's SP is read only while it blocks: wait until all do, or
+# two queries of the same thread could differ (one before, one after)
+for _ in range(600):
+    if all(blocked(os.getpid(), w.native_id) for w in workers) and \
+            all(blocked(child_pid, t) for t in theirs):
+        break
+    time.sleep(0.01)
+
+backends = []
+for name in stackinfo.backend_names():
+    try:
+        stackinfo.set_backend(name)
+    except stackinfo.Error as e:
+        check(f"set_backend({name}): EOPNOTSUPP where it cannot",
+              e.errno == errno.EOPNOTSUPP, e)
+        continue
+    backends.append(name)
+    check(f"{name}: backend()", stackinfo.backend() == name, stackinfo.backend())
+    for tid in own + theirs:
+        err, r = raw(tid)
+        check(f"{name}: C answers thread {tid}", not err, os.strerror(-err) if err else "")
+        if err:
+            continue
+        got, want = stackinfo.thread(tid), expect(r)
+        if tid == 0:
+            # the caller's SP is where the call was made: not the same twice
+            check(f"{name}: own SP in its VMA", got.sp is not None and got.sp in got.sp_vma)
+            got, want = (dataclasses.replace(got, sp=None),
+                         dataclasses.replace(want, sp=None))
+        for f in want.__dataclass_fields__:
+            check(f"{name}: thread {tid}: {f}", getattr(got, f) == getattr(want, f),
+                  f"{getattr(got, f)!r} != {getattr(want, f)!r}")
+    got = stackinfo.process(child_pid)
+    check(f"{name}: process(): every thread",
+          sorted(t.tid for t in got) == sorted(theirs), [t.tid for t in got])
+    check(f"{name}: process(): main first-class",
+          [t.main for t in got].count(True) == 1)
+check("backends: at least procmap_query or maps", len(backends) >= 1, backends)
+
+# 3. errors
+gone = 0x3FFFFFFF
+for call, arg in ((stackinfo.thread, gone), (stackinfo.process, gone)):
+    try:
+        call(arg)
+        check(f"{call.__name__}(no such): raises", False)
+    except stackinfo.Error as e:
+        check(f"{call.__name__}(no such): ESRCH", e.errno == errno.ESRCH, e)
+        check(f"{call.__name__}(no such): an OSError with strerror",
+              isinstance(e, OSError) and e.strerror == os.strerror(errno.ESRCH), e)
+for bad in (-1, 1 << 31, "1", None, True):
+    try:
+        stackinfo.thread(bad)
+        check(f"thread({bad!r}): raises", False)
+    except ValueError:
+        pass
+try:
+    stackinfo.set_backend("nope")
+    check("set_backend(nope): raises", False)
+except ValueError:
+    pass
+
+
+def refused(pid):
+    """errno of thread(pid) asked as uid 65534 (a forked child), 0 if answered."""
+    r, w = os.pipe()
+    kid = os.fork()
+    if kid == 0:
+        code = 0
+        try:
+            os.setresgid(65534, 65534, 65534)
+            os.setresuid(65534, 65534, 65534)
+            stackinfo.thread(pid)
+        except stackinfo.Error as e:
+            code = e.errno
+        os.write(w, str(code).encode())
+        os._exit(0)
+    os.close(w)
+    out = os.read(r, 16)
+    os.waitpid(kid, 0)
+    return int(out or b"-1")
+
+
+if os.getuid() == 0:
+    for name in backends:
+        stackinfo.set_backend(name)
+        e = refused(child_pid)
+        check(f"{name}: refused: EACCES or EPERM", e in (errno.EACCES, errno.EPERM),
+              os.strerror(e) if e > 0 else e)
+else:
+    print("refusal not tested: not root (cannot drop to another uid)")
+
+# 4. python3 -m stackinfo against the CLI, on every backend
+env = dict(os.environ)
+for name in backends:
+    args = ["-p", str(child_pid), "--backend", name]
+    c = subprocess.run([cli, *args, "--json"], capture_output=True, text=True)
+    p = subprocess.run([sys.executable, "-m", "stackinfo", *args],
+                       capture_output=True, text=True, env=env)
+    check(f"{name}: -m stackinfo exit", c.returncode == p.returncode == 0,
+          f"{c.returncode} {p.returncode} {p.stderr}")
+    check(f"{name}: -m stackinfo parsed equal",
+          json.loads(c.stdout) == json.loads(p.stdout), p.stdout)
+    check(f"{name}: -m stackinfo byte for byte", c.stdout == p.stdout,
+          f"\n{c.stdout}\n{p.stdout}")
+    check(f"{name}: -m stackinfo stderr", c.stderr == p.stderr, f"{c.stderr!r} {p.stderr!r}")
+for args, code in (([str(gone)], 1), (["-p", "abc"], 2), (["--backend", "nope"], 2)):
+    p = subprocess.run([sys.executable, "-m", "stackinfo", *args], capture_output=True,
+                       text=True, env=env)
+    check(f"-m stackinfo {' '.join(args)}: exit {code}", p.returncode == code,
+          f"{p.returncode} {p.stderr}")
+
+parked.set()
+child.kill()
+child.wait()
+for w in workers:
+    w.join()
+sys.exit(failed)
