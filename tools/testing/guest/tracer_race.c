@@ -153,6 +153,7 @@ int main(void)
 			refused++;
 			continue;
 		}
+		status = 0;
 		if (ptrace(PTRACE_INTERRUPT, child, 0, 0) ||
 		    waitpid(child, &status, __WALL) != child ||
 		    ptrace(PTRACE_DETACH, child, 0, 0)) {
