@@ -14,3 +14,13 @@ check() {
 		fail=1
 	fi
 }
+
+# only_on_debug_612 WHAT: a KASAN kernel (a debug kernel, some five times
+# slower under TCG) other than 6.12 runs WHAT not (the time budget: README's
+# Testing says what runs where); exit 77 there, saying so
+only_on_debug_612() {
+	grep -q ' kasan_report$' /proc/kallsyms || return 0
+	case $(uname -r) in 6.12.*) return 0 ;; esac
+	echo "SKIP: $1 runs on Debian's kernels and, under KASAN, on debug-6.12 only (time budget)"
+	exit 77
+}
