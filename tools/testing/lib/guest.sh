@@ -21,6 +21,6 @@ check() {
 only_on_debug_612() {
 	grep -q ' kasan_report$' /proc/kallsyms || return 0
 	case $(uname -r) in 6.12.*) return 0 ;; esac
-	echo "SKIP: $1 runs on Debian's kernels and, under KASAN, on debug-6.12 only (time budget)"
+	echo "SKIP: $1: on Debian's kernels, and under KASAN on debug-6.12 only (time budget)"
 	exit 77
 }
