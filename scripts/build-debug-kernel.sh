@@ -9,9 +9,10 @@
 # one of
 #   6.1    Debian 12's linux-source-6.1
 #   6.12   Debian 12's linux-source-6.12
-#   7.2    Debian unstable's linux-source-7.2 (scripts/fetch-sid-source.sh;
+#   7.2    Debian unstable's linux-source-7.2 (scripts/fetch-debian.sh;
 #          fetched once and kept: delete $STACKINFO_CACHE/sid-linux-source-7.2
 #          to take a newer one)
+#   7.2-rt the same with PREEMPT_RT (kunit/debug-rt.config)
 # Trees are cached outside the checkout under $STACKINFO_CACHE (default
 # /var/cache/stackinfo), each keyed by VERSION, the source package's version
 # and the fragment; a tree is rebuilt only when one of them changes.
@@ -27,17 +28,21 @@ case ${1:-} in
 --built) mode=built; shift ;;
 --source) mode=source; shift ;;
 esac
-version=${1:?usage: build-debug-kernel.sh [--built|--source] 6.1|6.12|7.2}
+version=${1:?usage: build-debug-kernel.sh [--built|--source] 6.1|6.12|7.2|7.2-rt}
 case $version in
-6.1 | 6.12 | 7.2) ;;
-*) echo "build-debug-kernel: unknown version '$version' (known: 6.1 6.12 7.2)" >&2; exit 2 ;;
+6.1 | 6.12 | 7.2 | 7.2-rt) ;;
+*) echo "build-debug-kernel: unknown version '$version' (known: 6.1 6.12 7.2 7.2-rt)" >&2; exit 2 ;;
 esac
-pkg=linux-source-$version
+# VERSION-rt: VERSION's source and fragments, and kunit/debug-rt.config
+base=${version%-rt}
+frag_rt=
+[ "$base" = "$version" ] || frag_rt=$top/kunit/debug-rt.config
+pkg=linux-source-$base
 sid=$cache/sid-$pkg
 
 # srcver: the source package's version, empty when it is not there yet
 srcver() {
-	if [ "$version" = 7.2 ]; then
+	if [ "$base" = 7.2 ]; then
 		cat "$sid/version" 2>/dev/null || true
 	else
 		dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null || true
@@ -50,7 +55,7 @@ srcver() {
 # Only the patches that change the kernel itself are applied (and keyed):
 # one that touches nothing but tools/ and MAINTAINERS (the selftest's)
 # changes nothing the build reads, and rebuilds nothing when it changes.
-series=$top/kernel/patches/$version
+series=$top/kernel/patches/$base
 frag_intree=$top/kunit/debug-intree.config
 kernel_patches() {
 	local p
@@ -63,11 +68,12 @@ kernel_patches() {
 }
 # kunit/debug-VERSION.config, where there is one: what only that version
 # has (the buddy hard-lockup detector is 6.6's)
-frag_version=$top/kunit/debug-$version.config
+frag_version=$top/kunit/debug-$base.config
 fragments() {
 	echo "$frag"
 	[ ! -e "$frag_version" ] || echo "$frag_version"
 	[ -z "$(kernel_patches)" ] || echo "$frag_intree"
+	[ -z "$frag_rt" ] || echo "$frag_rt"
 }
 
 tree_path() {	# SRCVER
@@ -90,14 +96,14 @@ fi
 mkdir -p "$cache"
 # one lock for the source (a fetch), another for the build: gen-series.sh
 # takes the source while a kernel of that version builds
-exec 9>"$cache/source-$version.lock"
+exec 9>"$cache/source-$base.lock"
 flock 9
-if [ "$version" = 7.2 ]; then
+if [ "$base" = 7.2 ]; then
 	if [ ! -s "$sid/version" ]; then
 		echo "build-debug-kernel: fetching $pkg from Debian unstable" >&2
 		rm -rf "$sid.tmp"
 		mkdir -p "$sid.tmp"
-		"$top/scripts/fetch-sid-source.sh" "$pkg" "$sid.tmp" >"$sid.tmp/version"
+		"$top/scripts/fetch-debian.sh" "$pkg" "$sid.tmp" >"$sid.tmp/version"
 		rm -rf "$sid.tmp/apt" "$sid.tmp/deb" "$sid"
 		mv "$sid.tmp" "$sid"
 	fi

@@ -23,7 +23,7 @@ declare -A group=(
 		linux-image-6.12-amd64 linux-headers-6.12-amd64 dwarves"
 	[lts]="linux-image-amd64 linux-headers-amd64"
 	[debug]="linux-source-6.12 linux-source-6.1 flex bison bc libelf-dev libssl-dev dwarves
-		xz-utils python3 patch git"
+		xz-utils python3 patch git unifdef"
 	[bench]="gnuplot-nox python3"
 	[install]="pkgconf dkms"
 	[gates]="sparse clang-format"

@@ -6,13 +6,21 @@
 #
 #   debian-6.12  Debian 12's linux-image-6.12-amd64 and its headers
 #   debian-6.1   Debian 12's 6.1 LTS: linux-image-amd64 and its headers
+#   debian-6.12-rt, debian-6.1-rt
+#                their PREEMPT_RT flavours (linux-image-6.12-rt-amd64,
+#                linux-image-rt-amd64 and their headers)
+#   debian-5.10  Debian 11's 5.10 LTS (linux-image-amd64 of bullseye)
+#                these three unpacked under $STACKINFO_CACHE/NAME, not
+#                installed (scripts/fetch-debian-kernel.sh)
 #   debug-6.1    our KUnit/KASAN/lockdep kernels (build-debug-kernel.sh),
 #   debug-6.12   from Debian 12's linux-source-6.1 and -6.12 and Debian
 #   debug-7.2    unstable's linux-source-7.2
+#   debug-7.2-rt debug-7.2 with PREEMPT_RT (kunit/debug-rt.config)
 #   debug        debug-6.12
 
 _kernels_top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-KERNELS_KNOWN="debian-6.12 debian-6.1 debug-6.1 debug-6.12 debug-7.2 debug"
+KERNELS_KNOWN="debian-6.12 debian-6.1 debian-6.12-rt debian-6.1-rt debian-5.10 debug-6.1 debug-6.12 debug-7.2 debug-7.2-rt debug"
+_kernels_cache=${STACKINFO_CACHE:-/var/cache/stackinfo}
 
 # kernel_find NAME: set KVER, VMLINUZ, KDIR; return 1 if not installed or
 # built yet (kernel_provide does that), 2 if NAME is not a kernel this
@@ -22,7 +30,14 @@ kernel_find() {
 	case "$1" in
 	debian-6.12) pattern='6.12.*-amd64' ;;
 	debian-6.1) pattern='6.1.0-*-amd64' ;;
-	debug | debug-6.1 | debug-6.12 | debug-7.2)
+	debian-6.12-rt | debian-6.1-rt | debian-5.10)
+		tree=$_kernels_cache/$1
+		[ -s "$tree/kver" ] || return 1
+		KVER=$(cat "$tree/kver")
+		VMLINUZ=$tree/root/boot/vmlinuz-$KVER
+		KDIR=$tree/root/usr/src/linux-headers-$KVER
+		return 0 ;;
+	debug | debug-6.1 | debug-6.12 | debug-7.2 | debug-7.2-rt)
 		tree=$("$_kernels_top/scripts/build-debug-kernel.sh" --built \
 			"$(kernel_debug_version "$1")") || return 1
 		KVER=$(cat "$tree/include/config/kernel.release")
@@ -35,6 +50,8 @@ kernel_find() {
 	esac
 	KVER= VMLINUZ= KDIR=
 	for kver in $(cd /lib/modules 2>/dev/null && ls -d $pattern 2>/dev/null | sort -rV); do
+		# an rt flavour installed by hand answers to no stock name
+		case $kver in *-rt-amd64) continue ;; esac
 		if [ -r "/boot/vmlinuz-$kver" ] && [ -d "/usr/src/linux-headers-$kver" ]; then
 			KVER=$kver
 			VMLINUZ=/boot/vmlinuz-$kver
@@ -53,11 +70,19 @@ kernel_debug_version() {
 	esac
 }
 
-# kernel_provide NAME: install or build it.
+_kernel_fetch() {	# SUITE FLAVOUR NAME
+	"$_kernels_top/scripts/deps.sh" base &&
+		"$_kernels_top/scripts/fetch-debian-kernel.sh" "$1" "$2" "$_kernels_cache/$3"
+}
+
+# kernel_provide NAME: install, fetch or build it.
 kernel_provide() {
 	case "$1" in
 	debug*) "$_kernels_top/scripts/build-debug-kernel.sh" "$(kernel_debug_version "$1")" >/dev/null ;;
 	debian-6.1) "$_kernels_top/scripts/deps.sh" base lts ;;
+	debian-6.12-rt) _kernel_fetch bookworm 6.12-rt-amd64 "$1" ;;
+	debian-6.1-rt) _kernel_fetch bookworm rt-amd64 "$1" ;;
+	debian-5.10) _kernel_fetch bullseye amd64 "$1" ;;
 	*) "$_kernels_top/scripts/deps.sh" base ;;
 	esac
 }
