@@ -21,6 +21,7 @@
 #include <linux/compat.h>
 #include <linux/fs.h>
 #include <linux/minmax.h>
+#include <linux/mm.h> /* kvmalloc_array(): mm.h before 5.16, slab.h since */
 #include <linux/overflow.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>

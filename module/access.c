@@ -56,6 +56,7 @@
 #include <linux/magic.h>
 #include <linux/fs.h>
 #include <linux/module.h>
+#include <linux/mount.h>
 #include <linux/pid_namespace.h>
 #include <linux/proc_fs.h>
 #include <linux/ptrace.h>
@@ -292,7 +293,8 @@ enum stackinfo_grant stackinfo_grant(const struct stackinfo_caller *c,
 		 * proves only what maps would.
 		 */
 		if (mm == current->mm)
-			proof = min(proof, STACKINFO_GRANT_NO_SP);
+			proof = min_t(enum stackinfo_grant, proof,
+				      STACKINFO_GRANT_NO_SP);
 	}
 	if (proof == STACKINFO_GRANT_ALL || stackinfo_cap_sys_ptrace(c))
 		return STACKINFO_GRANT_ALL;
@@ -317,7 +319,8 @@ static struct file *stackinfo_proc_open(const struct stackinfo_caller *c,
 	if (!fops)
 		return ERR_PTR(-EACCES);
 	snprintf(path, sizeof(path), "%d/%s", nr, name);
-	f = file_open_root(&c->proc_root, path, O_RDONLY | O_NOFOLLOW, 0);
+	f = stackinfo_file_open_root(&c->proc_root, path,
+				     O_RDONLY | O_NOFOLLOW);
 	if (IS_ERR(f))
 		return f;
 	if (f->f_path.mnt != c->proc_root.mnt || f->f_op != fops) {
@@ -341,7 +344,7 @@ static ssize_t stackinfo_proc_read(struct file *f, char *buf, size_t len)
 	loff_t pos = 0;
 	int err;
 
-	err = rw_verify_area(READ, f, &pos, len);
+	err = stackinfo_rw_verify_area(f, &pos, len);
 	if (err)
 		return err;
 	init_sync_kiocb(&kiocb, f);

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * stackinfo: kernel API differences between the kernels we build for
- * (Debian's 6.1 LTS and 6.12 LTS, Debian unstable's 7.2). Every version
- * #if lives here.
+ * (Debian 11's 5.10 LTS, Debian 12's 6.1 LTS and 6.12 LTS, Debian
+ * unstable's 7.2). Every version #if lives here; the Kbuild probes that
+ * feed them default to the newest API, which is what the in-tree series
+ * (no Kbuild probes) gets.
  */
 #ifndef _STACKINFO_COMPAT_H
 #define _STACKINFO_COMPAT_H
@@ -16,18 +18,17 @@
 
 /* PF_USER_WORKER (6.4+) marks kernel workers cloned from user threads. */
 #ifndef PF_USER_WORKER
-#define PF_USER_WORKER	0
+#define PF_USER_WORKER 0
 #endif
 
 /* Threads that share a user mm but never run user code: no user SP. */
-#define STACKINFO_PF_WORKER	(PF_IO_WORKER | PF_USER_WORKER)
+#define STACKINFO_PF_WORKER (PF_IO_WORKER | PF_USER_WORKER)
 
 /*
  * mmap_assert_locked() calls dump_mm() under CONFIG_DEBUG_VM, which 6.1
  * does not export to modules: lockdep's half of it works everywhere.
  */
-#define stackinfo_assert_mmap_locked(mm) \
-	lockdep_assert_held(&(mm)->mmap_lock)
+#define stackinfo_assert_mmap_locked(mm) lockdep_assert_held(&(mm)->mmap_lock)
 
 /*
  * The lock-free read (module/query.c): a walk under RCU validated by
@@ -90,6 +91,161 @@ static inline bool stackinfo_mm_seq_retry(struct mm_struct *mm,
 }
 #endif
 
+/*
+ * A cursor over an mm's VMAs for the walks of module/query.c: the VMA
+ * holding an address, the one at or above an address, and the one below
+ * the last found. The maple tree's (6.1+) works under RCU alone; 5.10's
+ * VMAs are an rbtree plus a list (find_vma(), vm_prev) that only
+ * mmap_lock makes safe to read, and no lock-free look exists there
+ * (STACKINFO_HAVE_LOCKFREE is 0 without CONFIG_PER_VMA_LOCK).
+ * Kbuild defines STACKINFO_NO_MAPLE_TREE when mm_types.h has no mm_mt.
+ */
+#ifndef STACKINFO_NO_MAPLE_TREE
+#define STACKINFO_VMA_CURSOR(name, mm) MA_STATE(name, &(mm)->mm_mt, 0, 0)
+
+/* The VMA holding @addr, or NULL in a gap. */
+static inline struct vm_area_struct *stackinfo_cursor_at(struct ma_state *c,
+							 unsigned long addr)
+{
+	mas_set(c, addr);
+	return mas_walk(c);
+}
+
+/* The first VMA at or above @addr (find_vma()'s answer), or NULL. */
+static inline struct vm_area_struct *stackinfo_cursor_from(struct ma_state *c,
+							   unsigned long addr)
+{
+	mas_set(c, addr);
+	return mas_find(c, ULONG_MAX);
+}
+
+/* The VMA below the one the cursor last found, or NULL. */
+static inline struct vm_area_struct *stackinfo_cursor_prev(struct ma_state *c)
+{
+	return mas_prev(c, 0);
+}
+#else
+struct stackinfo_cursor {
+	struct mm_struct *mm;
+	struct vm_area_struct *vma;
+};
+
+#define STACKINFO_VMA_CURSOR(name, mm) struct stackinfo_cursor name = { (mm) }
+
+static inline struct vm_area_struct *
+stackinfo_cursor_at(struct stackinfo_cursor *c, unsigned long addr)
+{
+	stackinfo_assert_mmap_locked(c->mm);
+	c->vma = find_vma(c->mm, addr);
+	if (c->vma && c->vma->vm_start > addr)
+		c->vma = NULL;
+	return c->vma;
+}
+
+static inline struct vm_area_struct *
+stackinfo_cursor_from(struct stackinfo_cursor *c, unsigned long addr)
+{
+	stackinfo_assert_mmap_locked(c->mm);
+	c->vma = find_vma(c->mm, addr);
+	return c->vma;
+}
+
+static inline struct vm_area_struct *
+stackinfo_cursor_prev(struct stackinfo_cursor *c)
+{
+	return c->vma ? c->vma->vm_prev : NULL;
+}
+#endif
+
+#ifndef STACKINFO_INTREE
+/*
+ * What only the module's own files (main.c, access.c) need: the in-tree
+ * series has no such files, and scripts/gen-series.sh leaves this out of
+ * its stackinfo_compat.h (unifdef -DSTACKINFO_INTREE).
+ */
+#include <linux/ctype.h>
+#include <linux/fs.h>
+#include <linux/string.h>
+
+/*
+ * file_open_root() takes a struct path since 5.12; 5.10's takes the
+ * dentry and the mount (Kbuild: STACKINFO_FILE_OPEN_ROOT_DENTRY).
+ */
+static inline struct file *stackinfo_file_open_root(const struct path *root,
+						    const char *name, int flags)
+{
+#ifdef STACKINFO_FILE_OPEN_ROOT_DENTRY
+	return file_open_root(root->dentry, root->mnt, name, flags, 0);
+#else
+	return file_open_root(root, name, flags, 0);
+#endif
+}
+
+/*
+ * What vfs_read() checks before a read of @len at *@pos: rw_verify_area(),
+ * which is the LSMs' file_permission hook and fsnotify's permission
+ * event. 5.10 exports neither it (fs/internal.h) nor
+ * security_file_permission(): there the read asks only what the open
+ * asked (security_file_open()) and what the file's own read asks
+ * (lock_trace()'s ptrace_may_access() for syscall). Kbuild defines
+ * STACKINFO_NO_RW_VERIFY_AREA when linux/fs.h does not declare it.
+ */
+static inline int stackinfo_rw_verify_area(struct file *f, loff_t *pos,
+					   size_t len)
+{
+#ifdef STACKINFO_NO_RW_VERIFY_AREA
+	return 0;
+#else
+	return rw_verify_area(READ, f, pos, len);
+#endif
+}
+
+/*
+ * next_arg() (lib/cmdline.c) is exported since 5.12; for 5.10 the same
+ * split of one boot parameter off @args: an optional leading quote that
+ * lets the parameter hold spaces, "param=val" split at the first '=' past
+ * the first character, a quote around the value and the closing quote of
+ * the whole dropped, trailing spaces skipped. Kbuild defines
+ * STACKINFO_NO_NEXT_ARG when Module.symvers lacks it; kunit/main_test.c's
+ * command lines pin the behaviour on every kernel.
+ */
+#ifdef STACKINFO_NO_NEXT_ARG
+static inline char *stackinfo_next_arg(char *args, char **param, char **val)
+{
+	bool quoted = *args == '"', in_quote;
+	char *p, *eq = NULL;
+
+	if (quoted)
+		args++;
+	in_quote = quoted;
+	for (p = args; *p && (in_quote || !isspace(*p)); p++) {
+		if (*p == '=' && !eq && p != args)
+			eq = p;
+		if (*p == '"')
+			in_quote = !in_quote;
+	}
+	*param = args;
+	*val = NULL;
+	if (eq) {
+		*eq = '\0';
+		*val = eq + 1;
+		if (**val == '"') {
+			(*val)++;
+			if (p[-1] == '"')
+				p[-1] = '\0';
+		}
+	}
+	if (quoted && p > args && p[-1] == '"')
+		p[-1] = '\0';
+	if (*p)
+		*p++ = '\0';
+	return skip_spaces(p);
+}
+#else
+#define stackinfo_next_arg next_arg
+#endif
+
+#endif /* !STACKINFO_INTREE */
 /* ITER_DEST (6.2+) names the direction READ named before. */
 #ifndef ITER_DEST
 #define ITER_DEST READ
@@ -103,8 +259,7 @@ static inline bool stackinfo_mm_seq_retry(struct mm_struct *mm,
 #define STACKINFO_IMPORT_NS_KUNIT() \
 	MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING")
 #else
-#define STACKINFO_IMPORT_NS_KUNIT() \
-	MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING)
+#define STACKINFO_IMPORT_NS_KUNIT() MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING)
 #endif
 
 /*

@@ -124,7 +124,7 @@ VISIBLE_IF_KUNIT unsigned long stackinfo_guard_gap_from_cmdline(char *cmdline)
 		unsigned long pages = 0;
 		char *param, *val, *p;
 
-		args = next_arg(args, &param, &val);
+		args = stackinfo_next_arg(args, &param, &val);
 		if (!val && !strcmp(param, "--"))
 			break;
 		if (!val || !stackinfo_param_is(param, "stack_guard_gap"))
@@ -165,7 +165,7 @@ static struct file *stackinfo_open_cmdline(void)
 	task_unlock(init);
 	put_task_struct(init);
 	if (have_root) {
-		f = file_open_root(&root, "proc/cmdline", O_RDONLY, 0);
+		f = stackinfo_file_open_root(&root, "proc/cmdline", O_RDONLY);
 		path_put(&root);
 	}
 	return f;

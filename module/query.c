@@ -61,7 +61,7 @@ EXPORT_SYMBOL_IF_KUNIT(stackinfo_vma_flags);
 static int stackinfo_vma_walk(struct mm_struct *mm, unsigned long addr,
 			      struct stackinfo_vma *out)
 {
-	MA_STATE(mas, &mm->mm_mt, addr, addr);
+	STACKINFO_VMA_CURSOR(cur, mm);
 	struct vm_area_struct *vma, *prev;
 	unsigned long vm_flags;
 
@@ -70,7 +70,7 @@ static int stackinfo_vma_walk(struct mm_struct *mm, unsigned long addr,
 	if (addr >= mm->task_size)
 		return -ENOENT;
 
-	vma = mas_walk(&mas);
+	vma = stackinfo_cursor_at(&cur, addr);
 	if (!vma)
 		return -ENOENT;
 	out->found = true;
@@ -79,7 +79,7 @@ static int stackinfo_vma_walk(struct mm_struct *mm, unsigned long addr,
 	vm_flags = data_race(vma->vm_flags); /* racy: see above */
 	out->flags = stackinfo_vma_flags(vm_flags);
 
-	prev = mas_prev(&mas, 0);
+	prev = stackinfo_cursor_prev(&cur);
 	if (!prev)
 		return 0;
 	out->has_prev = true;
@@ -105,13 +105,13 @@ static int stackinfo_vma_walk(struct mm_struct *mm, unsigned long addr,
 static void stackinfo_addr_walk(struct mm_struct *mm, unsigned long addr,
 				struct stackinfo_addr *out)
 {
-	MA_STATE(mas, &mm->mm_mt, addr, addr);
+	STACKINFO_VMA_CURSOR(cur, mm);
 	struct vm_area_struct *vma, *prev, *next;
 
 	memset(out, 0, sizeof(*out));
 	if (addr >= mm->task_size)
 		return;
-	vma = mas_find(&mas, ULONG_MAX);
+	vma = stackinfo_cursor_from(&cur, addr);
 	if (!vma)
 		return;
 	out->found = true;
@@ -120,14 +120,13 @@ static void stackinfo_addr_walk(struct mm_struct *mm, unsigned long addr,
 	out->vm_flags = data_race(vma->vm_flags); /* racy: see above */
 	out->pgoff = data_race(vma->vm_pgoff); /* racy: see above */
 
-	prev = mas_prev(&mas, 0);
+	prev = stackinfo_cursor_prev(&cur);
 	if (prev) {
 		out->has_prev = true;
 		out->prev_end = data_race(prev->vm_end); /* racy: see above */
 		out->prev_flags = data_race(prev->vm_flags); /* see above */
 	}
-	mas_set(&mas, out->end);
-	next = mas_find(&mas, ULONG_MAX);
+	next = stackinfo_cursor_from(&cur, out->end);
 	if (next) {
 		out->has_next = true;
 		out->next_start = data_race(next->vm_start); /* see above */
