@@ -13,7 +13,11 @@
 #                                   stackinfo_abi.c: the same source, the
 #                                   includes renamed and the KUnit-only
 #                                   exports left out (the module, loaded
-#                                   on a patched kernel, exports them)
+#                                   on a patched kernel, exports them);
+#                                   of compat.h, only what the base needs
+#                                   (unifdef: not what the module's own
+#                                   files or kernels before the maple tree
+#                                   need)
 #   kernel/proc/stackinfo.c         fs/proc/stackinfo.c (procfs's policy)
 #   kernel/series/                  the commit messages, the Kconfig entry,
 #                                   the proc.rst section
@@ -122,6 +126,9 @@ commit 1-uapi.txt
 # 2: the query core, the text and ioctls, procfs's policy and fops
 intree module/stackinfo.h fs/proc/stackinfo.h
 intree module/compat.h fs/proc/stackinfo_compat.h
+# unifdef: 0 unchanged, 1 changed, 2 trouble
+unifdef -DSTACKINFO_INTREE -USTACKINFO_NO_MAPLE_TREE \
+	-o "$work/fs/proc/stackinfo_compat.h" "$work/fs/proc/stackinfo_compat.h" || [ $? = 1 ]
 intree module/query.c fs/proc/stackinfo_query.c
 intree module/abi.c fs/proc/stackinfo_abi.c
 cp "$top/kernel/proc/stackinfo.c" "$work/fs/proc/stackinfo.c"

@@ -13,7 +13,7 @@
 # same process and with no process it says it cannot ask the kernel, and
 # it takes no arguments.
 . "$(dirname "$0")/../testlib.sh"
-only_on_debug_612 "the gdb command"
+only_on "debian-6.12 debian-6.1 debug-6.12" "the gdb command"
 out=/tmp/gdb.out
 rm -f /tmp/so.core
 

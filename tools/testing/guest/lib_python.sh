@@ -9,7 +9,7 @@
 # same messages and exit status, on each backend; as an ordinary user
 # too, on another user's process (refused: exit 3 both).
 . "$(dirname "$0")/../testlib.sh"
-only_on_debug_612 "the Python bindings"
+only_on "debian-6.12 debian-6.1 debug-6.12" "the Python bindings"
 lib=/usr/lib/stackinfo
 
 check "python3 runs" python3 -c 'import stackinfo'

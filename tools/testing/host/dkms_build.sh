@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # DKMS, with Debian's dkms: the module's source registered, then built by
 # DKMS for Debian's 6.12 and 6.1 headers (no running kernel of either is
-# needed), then removed again.
+# needed), and for the kernels unpacked rather than installed (the rt
+# flavours, 5.10: scripts/fetch-debian-kernel.sh) from their headers' tree
+# (--kernelsourcedir), then removed again.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/scripts/kernels.sh"
@@ -27,10 +29,12 @@ trap cleanup EXIT
 mkdir -p "$src"
 cp -r "$top/Kbuild" "$top/dkms.conf" "$top/module" "$top/include" "$top/kunit" "$src/"
 dkms add -m stackinfo -v "$ver" >/dev/null || { echo "FAIL: dkms add"; exit 1; }
-for k in debian-6.12 debian-6.1; do
+for k in debian-6.12 debian-6.1 debian-6.12-rt debian-6.1-rt debian-5.10; do
 	kernel_find "$k" || { kernel_provide "$k" >/dev/null 2>&1; kernel_find "$k"; } ||
 		{ echo "FAIL: $k not installed"; fail=1; continue; }
-	if ! out=$(dkms build -m stackinfo -v "$ver" -k "$KVER" 2>&1); then
+	srcdir=()
+	[ "$KDIR" = "/usr/src/linux-headers-$KVER" ] || srcdir=(--kernelsourcedir "$KDIR")
+	if ! out=$(dkms build -m stackinfo -v "$ver" -k "$KVER" "${srcdir[@]}" 2>&1); then
 		echo "FAIL: dkms build for $KVER"; echo "$out"; fail=1; continue
 	fi
 	ls /var/lib/dkms/stackinfo/"$ver"/"$KVER"/*/module/stackinfo.ko* >/dev/null 2>&1 ||

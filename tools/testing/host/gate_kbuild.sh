@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Gate: the module builds with W=1 and sparse (C=2) and no warning against
-# Debian's 6.12 and 6.1 headers and the three debug kernels (the KUnit module
-# too, where the kernel has KUnit), and modinfo shows license, author,
+# Debian's 6.12 and 6.1 headers, their PREEMPT_RT flavours', Debian 11's
+# 5.10 and the three debug kernels (the KUnit module too, where the kernel
+# has KUnit), and modinfo shows license, author,
 # description, version, srcversion and the kernel's vermagic. Debian 12's
 # sparse is too old for 7.2: its Makefile says so and builds without it
 # (that line is not a warning of ours).
@@ -11,7 +12,8 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/scripts/kernels.sh"
 fail=0
 "$top/scripts/deps.sh" gates >/dev/null || exit 1
-for k in debian-6.12 debian-6.1 debug-6.1 debug-6.12 debug-7.2; do
+for k in ${GATE_KERNELS:-debian-6.12 debian-6.1 debian-6.12-rt debian-6.1-rt debian-5.10 \
+	debug-6.1 debug-6.12 debug-7.2}; do
 	kernel_find "$k" || { kernel_provide "$k" >/dev/null 2>&1; kernel_find "$k"; } || {
 		echo "FAIL: $k: headers not installed"
 		fail=1
