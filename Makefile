@@ -42,7 +42,7 @@ UAPI := include/uapi/linux/stackinfo.h
 # libstackinfo: .so (soname, version script), .a, pkg-config file
 LIB_VERSION := $(shell sed -n 's/^\#define LIBSTACKINFO_VERSION\t*"\(.*\)"/\1/p' tools/lib/libstackinfo.h)
 LIB_SONAME := libstackinfo.so.$(firstword $(subst ., ,$(LIB_VERSION)))
-LIB_NAMES := lib getattr backends maps proc
+LIB_NAMES := lib getattr backends maps proc process
 LIB_HDRS := tools/lib/libstackinfo.h tools/lib/internal.h tools/lib/compat.h $(UAPI)
 LIB_PIC := $(LIB_NAMES:%=$(B)/lib/pic/%.o)
 LIB_SAN := $(LIB_NAMES:%=$(B)/lib/san/%.o)
@@ -62,7 +62,8 @@ GUEST_SRCS := $(wildcard tools/testing/guest/*.c)
 GUEST_TESTS := $(patsubst tools/testing/guest/%.c,$(B)/guest/tests/%,$(GUEST_SRCS)) \
 	$(patsubst tools/testing/guest/%.sh,$(B)/guest/tests/%,$(wildcard tools/testing/guest/*.sh)) \
 	$(B)/guest/tests/lib_parity_san $(B)/guest/tests/lib_initial_san \
-	$(B)/guest/tests/lib_fork_san $(B)/guest/tests/lib_api_san $(B)/guest/tests/lib_sched_san
+	$(B)/guest/tests/lib_fork_san $(B)/guest/tests/lib_api_san $(B)/guest/tests/lib_sched_san \
+	$(B)/guest/tests/lib_batch_san
 HOST_SRCS := $(wildcard tools/testing/host/*.c)
 HOST_TESTS := $(patsubst tools/testing/host/%.c,$(B)/host/%,$(HOST_SRCS)) \
 	$(patsubst tools/testing/host/%.c,$(B)/host/%_san,$(filter tools/testing/host/lib_%,$(HOST_SRCS))) \
