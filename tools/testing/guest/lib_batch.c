@@ -257,10 +257,15 @@ int main(int argc, char **argv)
 	pid_t child, tids[MAX_TIDS], a_worker = 0;
 	int i, n, b, err, tested = 0;
 
-	for (i = 0; i < WORKERS; i++)
-		CHECK(!pthread_create(&th[i], NULL, sleeper, NULL), "pthread_create");
+	/*
+	 * the child first, forked while this process has one thread: its
+	 * own threads then start as in any process (ASan's runtime, forked
+	 * while other threads hold its locks, may leave them spinning)
+	 */
 	child = spawn_threaded();
 	CHECK(child > 0, "fork");
+	for (i = 0; i < WORKERS; i++)
+		CHECK(!pthread_create(&th[i], NULL, sleeper, NULL), "pthread_create");
 	n = t_task_tids(getpid(), tids, MAX_TIDS);
 	for (i = 0; i < n; i++)
 		if (tids[i] != getpid())
