@@ -14,8 +14,9 @@
 #   make deps       install the Debian packages all of this needs
 #   make module     stackinfo.ko only; KDIR=/path/to/kernel/build overrides
 #   make install    module (and depmod), library, header, pkg-config file,
-#                   CLI, interposer, man pages; DESTDIR= and PREFIX= honoured;
-#                   make uninstall undoes it
+#                   CLI, interposer, man pages, the Python package and gdb's
+#                   info stackinfo; DESTDIR= and PREFIX= honoured; make
+#                   uninstall undoes it
 #   make dkms-install  register the module's source with DKMS and build and
 #                   install it for KVER (default: KDIR's kernel)
 #   make deb        Debian packages (stackinfo-dkms, libstackinfo0,
@@ -42,7 +43,7 @@ UAPI := include/uapi/linux/stackinfo.h
 # libstackinfo: .so (soname, version script), .a, pkg-config file
 LIB_VERSION := $(shell sed -n 's/^\#define LIBSTACKINFO_VERSION\t*"\(.*\)"/\1/p' tools/lib/libstackinfo.h)
 LIB_SONAME := libstackinfo.so.$(firstword $(subst ., ,$(LIB_VERSION)))
-LIB_NAMES := lib getattr backends maps proc
+LIB_NAMES := lib getattr backends maps proc process
 LIB_HDRS := tools/lib/libstackinfo.h tools/lib/internal.h tools/lib/compat.h $(UAPI)
 LIB_PIC := $(LIB_NAMES:%=$(B)/lib/pic/%.o)
 LIB_SAN := $(LIB_NAMES:%=$(B)/lib/san/%.o)
@@ -62,7 +63,8 @@ GUEST_SRCS := $(wildcard tools/testing/guest/*.c)
 GUEST_TESTS := $(patsubst tools/testing/guest/%.c,$(B)/guest/tests/%,$(GUEST_SRCS)) \
 	$(patsubst tools/testing/guest/%.sh,$(B)/guest/tests/%,$(wildcard tools/testing/guest/*.sh)) \
 	$(B)/guest/tests/lib_parity_san $(B)/guest/tests/lib_initial_san \
-	$(B)/guest/tests/lib_fork_san $(B)/guest/tests/lib_api_san $(B)/guest/tests/lib_sched_san
+	$(B)/guest/tests/lib_fork_san $(B)/guest/tests/lib_api_san $(B)/guest/tests/lib_sched_san \
+	$(B)/guest/tests/lib_batch_san
 HOST_SRCS := $(wildcard tools/testing/host/*.c)
 HOST_TESTS := $(patsubst tools/testing/host/%.c,$(B)/host/%,$(HOST_SRCS)) \
 	$(patsubst tools/testing/host/%.c,$(B)/host/%_san,$(filter tools/testing/host/lib_%,$(HOST_SRCS))) \
@@ -85,6 +87,18 @@ BINDIR := $(PREFIX)/bin
 LIBDIR := $(PREFIX)/lib
 INCLUDEDIR := $(PREFIX)/include
 MANDIR := $(PREFIX)/share/man
+# The Python package (python/stackinfo) where Debian's python3 finds it:
+# /usr/lib/python3/dist-packages for PREFIX=/usr, as python3-stackinfo has
+# it; else $(PREFIX)/lib/python3.X/dist-packages, which Debian's python3
+# reads for /usr/local. gdb's command file under $(PREFIX)/share/gdb: the
+# data directory Debian's gdb reads (/usr/share/gdb) for PREFIX=/usr; for
+# another prefix, `source` it in gdb, or set GDB_DATADIR=/usr/share/gdb.
+PYTHON ?= python3
+PYTHON_VERSION = $(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+PYTHONDIR ?= $(if $(filter /usr,$(PREFIX)),/usr/lib/python3/dist-packages,$(PREFIX)/lib/python$(PYTHON_VERSION)/dist-packages)
+GDB_DATADIR ?= $(PREFIX)/share/gdb
+PY_FILES := $(wildcard python/stackinfo/*.py)
+GDB_COMMAND := $(GDB_DATADIR)/python/gdb/command/stackinfo.py
 KVER ?= $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
 MODDIR := /lib/modules/$(KVER)/updates
 DKMS_SRC := /usr/src/stackinfo-$(LIB_VERSION)
@@ -93,7 +107,8 @@ INSTALLED := $(MODDIR)/stackinfo.ko $(LIBDIR)/libstackinfo.so.$(LIB_VERSION) \
 	$(LIBDIR)/$(LIB_SONAME) $(LIBDIR)/libstackinfo.so $(LIBDIR)/libstackinfo.a \
 	$(LIBDIR)/libstackinfo-preload.so $(LIBDIR)/pkgconfig/libstackinfo.pc \
 	$(INCLUDEDIR)/libstackinfo.h $(INCLUDEDIR)/linux/stackinfo.h $(BINDIR)/stackinfo \
-	$(MANDIR)/man1/stackinfo.1 $(MANDIR)/man3/libstackinfo.3 $(MANDIR)/man4/stackinfo.4
+	$(MANDIR)/man1/stackinfo.1 $(MANDIR)/man3/libstackinfo.3 $(MANDIR)/man4/stackinfo.4 \
+	$(GDB_COMMAND)
 
 all: module tools
 
@@ -288,10 +303,14 @@ install-tools: $(LIBS) $(B)/bin/stackinfo
 	install -D -m 644 man/stackinfo.1 $(DESTDIR)$(MANDIR)/man1/stackinfo.1
 	install -D -m 644 man/libstackinfo.3 $(DESTDIR)$(MANDIR)/man3/libstackinfo.3
 	install -D -m 644 man/stackinfo.4 $(DESTDIR)$(MANDIR)/man4/stackinfo.4
+	install -d $(DESTDIR)$(PYTHONDIR)/stackinfo
+	install -m 644 $(PY_FILES) $(DESTDIR)$(PYTHONDIR)/stackinfo/
+	install -D -m 644 python/gdb/stackinfo.py $(DESTDIR)$(GDB_COMMAND)
 	[ -n "$(DESTDIR)" ] || ldconfig
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	rm -rf $(DESTDIR)$(PYTHONDIR)/stackinfo
 	[ -n "$(DESTDIR)" ] || depmod -a $(KVER)
 
 # The module's sources as DKMS wants them, then add, build, install.

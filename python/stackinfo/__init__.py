@@ -6,6 +6,7 @@
     >>> t.sp_vma.start, t.sp_vma.end, t.backend
     >>> for t in stackinfo.process(pid):
     ...     print(t.tid, t.stack, t.sp)
+    >>> stackinfo.classify(fault_addr, tid).addr_class   # "guard", ...
 
 Thin bindings over libstackinfo.so.0 (see libstackinfo(3)): the library
 chooses the backend (the in-tree /proc/<pid>/stackinfo, the module, then
@@ -13,6 +14,7 @@ PROCMAP_QUERY, then a parse of /proc/<pid>/maps) and answers; this package
 turns its struct into a Thread and a negative errno into an Error. A field
 the backend could not fill is None.
 """
+import ctypes
 import dataclasses
 import errno
 import os
@@ -21,8 +23,8 @@ from typing import List, Optional
 from . import _abi, _lib
 
 __all__ = [
-    "Error", "Range", "Vma", "Altstack", "Thread", "thread", "process", "threads_of",
-    "backend", "backend_names", "set_backend", "RLIM_INFINITY",
+    "Error", "Range", "Vma", "Altstack", "Thread", "Classification", "thread", "process",
+    "classify", "threads_of", "backend", "backend_names", "set_backend", "RLIM_INFINITY",
 ]
 
 RLIM_INFINITY = _abi.RLIM_INFINITY
@@ -117,6 +119,22 @@ class Thread:
         return self.main_vma if self.main else None
 
 
+@dataclasses.dataclass(frozen=True)
+class Classification:
+    """Where an address is for a thread (stackinfo_classify_addr()).
+
+    addr_class is one of "stack", "guard", "growth", "guard-gap",
+    "beyond-limit", "altstack", "mapped", "unmapped" (stackinfo(4)), or
+    None where the backend cannot classify (only the module and the in-tree
+    file can); addr_vma the mapping the class is about (for "growth",
+    "guard-gap" and "beyond-limit" the stack that would grow)."""
+
+    addr: int
+    addr_class: Optional[str]
+    addr_vma: Optional[Vma]
+    thread: Thread
+
+
 def _from_query(q: _abi.Query) -> Thread:
     v = q.valid
 
@@ -186,10 +204,14 @@ def set_backend(name: str) -> None:
         raise Error(-err)
 
 
+def _check_id(what, v, low):
+    if not isinstance(v, int) or isinstance(v, bool) or not low <= v < 1 << 31:
+        raise ValueError(f"bad {what} {v!r}")
+
+
 def thread(tid: int = 0, *, no_sp: bool = False) -> Thread:
     """Thread @tid (0: the caller). no_sp: skip the SP and its mapping."""
-    if not isinstance(tid, int) or isinstance(tid, bool) or not 0 <= tid < 1 << 31:
-        raise ValueError(f"bad tid {tid!r}")
+    _check_id("tid", tid, 0)
     q = _abi.Query()
     err = _lib.query_thread(tid, _abi.QUERY_NO_SP if no_sp else 0, q)
     if err:
@@ -197,13 +219,35 @@ def thread(tid: int = 0, *, no_sp: bool = False) -> Thread:
     return _from_query(q)
 
 
-def threads_of(pid: int):
-    """Thread or Error for each thread of process @pid, in /proc/<pid>/task
-    order, as stackinfo -p asks them (the library has no batch call yet):
-    a thread that exits meanwhile, or whose tid is reused by another
-    process, is left out. Error ESRCH for no such process."""
-    if not isinstance(pid, int) or isinstance(pid, bool) or not 0 < pid < 1 << 30:
-        raise ValueError(f"bad pid {pid!r}")
+def classify(addr: int, tid: int = 0, *, no_sp: bool = False) -> Classification:
+    """Where @addr is for thread @tid (0: the caller), and the thread's answer.
+    no_sp: without the SP (and what only it decides: the stack it is on,
+    the sigaltstack)."""
+    if not isinstance(addr, int) or isinstance(addr, bool) or not 0 <= addr < 1 << 64:
+        raise ValueError(f"bad address {addr!r}")
+    _check_id("tid", tid, 0)
+    q = _abi.Query()
+    err = _lib.classify_addr(tid, addr, _abi.QUERY_NO_SP if no_sp else 0, q)
+    if err:
+        raise Error(-err, tid)
+    v = q.valid
+    return Classification(
+        addr=q.addr,
+        addr_class=(_abi.ADDR_CLASS_NAMES.get(q.addr_class, "?")
+                    if v & _abi.VALID_ADDR else None),
+        addr_vma=(Vma(q.addr_vma_start, q.addr_vma_end, q.addr_vma_flags)
+                  if v & _abi.VALID_ADDR_VMA else None),
+        thread=_from_query(q),
+    )
+
+
+def threads_of(pid: int, addr: Optional[int] = None):
+    """Thread (with @addr: Classification) or Error for each thread of
+    process @pid, in /proc/<pid>/task order, each asked on its own as
+    stackinfo -p asks them: a thread that exits meanwhile, or whose tid is
+    reused by another process, is left out. Error ESRCH for no such
+    process. process() asks them all in one call."""
+    _check_id("pid", pid, 1)
     try:
         tids = os.listdir(f"/proc/{pid}/task")
     except OSError as e:
@@ -213,22 +257,37 @@ def threads_of(pid: int):
             continue
         tid = int(name)
         try:
-            t = thread(tid)
+            t = thread(tid) if addr is None else classify(addr, tid)
         except Error as e:
             if e.errno != errno.ESRCH:
                 yield e
             continue
-        if t.pid == pid:
+        if (t if addr is None else t.thread).pid == pid:
             yield t
 
 
-def process(pid: int) -> List[Thread]:
-    """Every thread of process @pid; the first refusal raises its Error."""
-    out = []
-    for t in threads_of(pid):
-        if isinstance(t, Error):
-            raise t
-        out.append(t)
-    if not out:
-        raise Error(errno.ESRCH, pid)
-    return out
+# entries asked for first: one call for most processes
+_FIRST_GUESS = 64
+# tries while threads keep starting faster than the array grows
+_TRIES = 8
+
+
+def process(pid: int = 0, *, no_sp: bool = False) -> List[Thread]:
+    """Every thread of process @pid (0: this one; any of its tids names
+    it), in one library call (stackinfo_query_process()): the kernel's
+    order of its threads; a thread that exits meanwhile, or is refused
+    while its process is not, is left out. Error with the errno of the
+    process's refusal, ESRCH for no such process."""
+    _check_id("pid", pid, 0)
+    flags = _abi.QUERY_NO_SP if no_sp else 0
+    n, count = _FIRST_GUESS, ctypes.c_size_t(0)
+    for _ in range(_TRIES):
+        arr = (_abi.Query * n)()
+        err = _lib.query_process(pid, flags, arr, n, ctypes.byref(count))
+        if err != -errno.ERANGE:
+            break
+        # as many as there are now, and room for a few more
+        n = count.value + 16
+    if err:
+        raise Error(-err, pid)
+    return [_from_query(arr[i]) for i in range(count.value)]

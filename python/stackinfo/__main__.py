@@ -1,11 +1,13 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""python3 -m stackinfo [-p] PID [-t TID] [--backend NAME]: the JSON of
-stackinfo(1) --json, from the bindings, with its messages and exit codes:
+"""python3 -m stackinfo [-p] PID [-t TID] [--backend NAME] [--addr ADDR]:
+the JSON of stackinfo(1) --json, from the bindings, with its messages and
+exit codes:
 0 answered; 1 no such process or thread; 2 bad usage; 3 permission denied;
 4 any other failure. With no PID: this process's own thread."""
 import argparse
 import errno
 import os
+import re
 import sys
 
 import stackinfo
@@ -22,6 +24,14 @@ def _exit_code(err):
     return EXIT_OTHER
 
 
+def _hex_addr(s):
+    """ADDR as stackinfo(1) takes it: hex, 0x optional (strtoull's base 16)."""
+    m = re.fullmatch(r"[ \t\n\v\f\r]*\+?(?:0[xX])?([0-9a-fA-F]+)", s)
+    if not m or int(m.group(1), 16) >= 1 << 64:
+        raise ValueError(s)
+    return int(m.group(1), 16)
+
+
 def _id(s):
     if not s.isdigit() or not 0 < int(s) <= 0x3FFFFFFF:
         raise argparse.ArgumentTypeError(f"bad id '{s}'")
@@ -31,8 +41,9 @@ def _id(s):
 class _Run:
     """One invocation: what it printed and the first failure."""
 
-    def __init__(self, in_use):
+    def __init__(self, in_use, addr):
         self.in_use = in_use
+        self.addr = addr  # --addr's, or None
         self.told_fallback = False
         self.threads = []
 
@@ -41,20 +52,27 @@ class _Run:
         return err
 
     def shown(self, t, what):
+        """@t: a Thread, or with --addr a Classification."""
+        by = t.backend if self.addr is None else t.thread.backend
         # the module or the in-tree file refused and /proc answered: say so, once
-        if t.backend != self.in_use and not self.told_fallback:
+        if by != self.in_use and not self.told_fallback:
             print(f"stackinfo: the {self.in_use} backend refused {what}; answered by "
-                  f"the {t.backend} backend, as far as /proc allows", file=sys.stderr)
+                  f"the {by} backend, as far as /proc allows", file=sys.stderr)
+            self.told_fallback = True
+        if self.addr is not None and t.addr_class is None and not self.told_fallback:
+            print(f"stackinfo: the {by} backend cannot classify addresses (the module "
+                  "or the in-tree file can)", file=sys.stderr)
             self.told_fallback = True
         self.threads.append(t)
 
     def one(self, tid, pid, what):
         try:
-            t = stackinfo.thread(tid)
+            t = (stackinfo.thread(tid) if self.addr is None
+                 else stackinfo.classify(self.addr, tid))
         except stackinfo.Error as e:
             return self.fail(what, e.errno)
         # a tid of @pid's list may have exited and been reused since
-        if pid and t.pid != pid:
+        if pid and (t if self.addr is None else t.thread).pid != pid:
             return self.fail(what, errno.ESRCH)
         self.shown(t, what)
         return 0
@@ -62,12 +80,13 @@ class _Run:
     def process(self, pid):
         first = 0
         try:
-            for t in stackinfo.threads_of(pid):
+            for t in stackinfo.threads_of(pid, self.addr):
                 if isinstance(t, stackinfo.Error):
                     self.fail(f"thread {t.tid}", t.errno)
                     first = first or t.errno
                 else:
-                    self.shown(t, f"thread {t.tid}")
+                    tid = t.tid if self.addr is None else t.thread.tid
+                    self.shown(t, f"thread {tid}")
         except stackinfo.Error as e:
             return self.fail(f"process {pid}", e.errno)
         if not self.threads and not first:
@@ -83,10 +102,18 @@ def main(argv=None):
     p.add_argument("-t", "--tid", type=_id)
     p.add_argument("-j", "--json", action="store_true", help="the default; accepted")
     p.add_argument("-b", "--backend", metavar="NAME")
+    p.add_argument("-a", "--addr", metavar="ADDR", help="where ADDR (hex) is for each thread")
     try:
         a = p.parse_args(argv)
     except SystemExit as e:
         return EXIT_USAGE if e.code else 0
+    addr = None
+    if a.addr is not None:
+        try:
+            addr = _hex_addr(a.addr)
+        except ValueError:
+            print(f"stackinfo: bad address '{a.addr}'", file=sys.stderr)
+            return EXIT_USAGE
     if a.pid_pos and a.pid and a.pid_pos != a.pid:
         p.print_usage(sys.stderr)
         return EXIT_USAGE
@@ -109,7 +136,7 @@ def main(argv=None):
     if in_use not in ("module", "proc") and a.backend is None:
         print(f"stackinfo: the stackinfo module is not loaded; answered by the "
               f"{in_use} backend", file=sys.stderr)
-    run = _Run(in_use)
+    run = _Run(in_use, addr)
     if pid and a.tid:
         what = f"thread {a.tid} of process {pid}"
         if os.path.exists(f"/proc/{pid}/task/{a.tid}"):

@@ -46,6 +46,20 @@ STACK_ALTSTACK = 3
 STACK_KIND_NAMES = {STACK_UNKNOWN: "unknown", STACK_MAIN: "main",
                     STACK_THREAD: "thread", STACK_ALTSTACK: "altstack"}
 
+# addr_class, and the names stackinfo(1) --addr gives them
+ADDR_STACK = 1
+ADDR_GUARD = 2
+ADDR_GROWTH = 3
+ADDR_GUARD_GAP = 4
+ADDR_BEYOND_LIMIT = 5
+ADDR_ALTSTACK = 6
+ADDR_MAPPED = 7
+ADDR_UNMAPPED = 8
+ADDR_CLASS_NAMES = {ADDR_STACK: "stack", ADDR_GUARD: "guard", ADDR_GROWTH: "growth",
+                    ADDR_GUARD_GAP: "guard-gap", ADDR_BEYOND_LIMIT: "beyond-limit",
+                    ADDR_ALTSTACK: "altstack", ADDR_MAPPED: "mapped",
+                    ADDR_UNMAPPED: "unmapped"}
+
 # ss_flags: <linux/signal.h>'s, and libstackinfo.h's SS_AUTODISARM
 SS_ONSTACK = 1
 SS_DISABLE = 2

@@ -6,7 +6,7 @@ hand in a fixed layout; this writes the same text from Thread objects, so
 that `python3 -m stackinfo -p PID` and `stackinfo -p PID --json` can be
 compared byte for byte as well as parsed.
 """
-from . import RLIM_INFINITY
+from . import RLIM_INFINITY, Classification
 
 
 def _addr(key, v):
@@ -42,8 +42,18 @@ def _num(key, v):
     return f'"{key}": ' + ("null" if v is None else str(v))
 
 
-def thread_json(t):
-    """One thread's object, as one line."""
+def _classified(c):
+    """--addr's keys: the address, its class, the mapping it is about."""
+    if c is None:
+        return ()
+    return (_addr("addr", c.addr),
+            '"class": ' + ("null" if c.addr_class is None else f'"{c.addr_class}"'),
+            _vma("addr_vma", c.addr_vma))
+
+
+def thread_json(t, c=None):
+    """One thread's object, as one line; with @c (a Classification of
+    @t), the keys stackinfo --addr adds."""
     rlim = [None if v == RLIM_INFINITY else v
             for v in (t.rlimit_stack_cur, t.rlimit_stack_max)]
     return "{" + ", ".join((
@@ -63,11 +73,14 @@ def thread_json(t):
         _num("rlimit_stack_max", rlim[1]),
         _altstack(t.altstack),
         '"stack_kind": ' + ("null" if t.stack_kind is None else f'"{t.stack_kind}"'),
+        *_classified(c),
         _num("guard_gap", t.guard_gap),
     )) + "}"
 
 
 def document(backend, threads):
-    """The whole output: the backend in use and every thread's object."""
-    body = ",".join("\n    " + thread_json(t) for t in threads)
+    """The whole output: the backend in use and every thread's object
+    (a Thread, or a Classification of one)."""
+    body = ",".join("\n    " + (thread_json(t.thread, t) if isinstance(t, Classification)
+                                else thread_json(t)) for t in threads)
     return f'{{"backend": "{backend}", "threads": [{body}{chr(10) + "  " if threads else ""}]}}\n'

@@ -26,3 +26,14 @@ set_backend.restype = ctypes.c_int
 query_thread = _so.stackinfo_query_thread
 query_thread.argtypes = [ctypes.c_int, ctypes.c_uint64, ctypes.POINTER(_abi.Query)]
 query_thread.restype = ctypes.c_int
+
+classify_addr = _so.stackinfo_classify_addr
+classify_addr.argtypes = [ctypes.c_int, ctypes.c_uint64, ctypes.c_uint64,
+                          ctypes.POINTER(_abi.Query)]
+classify_addr.restype = ctypes.c_int
+
+# libstackinfo 0.2 (STACKINFO_0.2): the batch
+query_process = _so.stackinfo_query_process
+query_process.argtypes = [ctypes.c_int, ctypes.c_uint64, ctypes.POINTER(_abi.Query),
+                          ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]
+query_process.restype = ctypes.c_int

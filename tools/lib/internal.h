@@ -84,8 +84,14 @@ int si_procmap_covering(int fd, uint64_t addr, bool or_next,
 /* lib.c: the chosen backend and the fds it keeps */
 int si_query(pid_t tid, uint64_t flags, struct stackinfo_query *q);
 int si_current_backend(void);
+/* PROCMAP_QUERY, else the maps parse: what answers without the kernel's files */
+int si_fallback_backend(void);
 /* this process's /proc/self/maps, opened once per process: fd or -errno */
 int si_self_maps_fd(void);
+/* the module's /proc/stackinfo, opened once: fd or -errno */
+int si_module_fd_get(void);
+/* this process's /proc/self/stackinfo (the in-tree file), opened once: fd or -errno */
+int si_self_proc_fd(void);
 
 /* getattr.c: stackinfo_pthread_getattr_np(), saying who answered */
 enum si_answer {

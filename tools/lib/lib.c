@@ -60,7 +60,7 @@ SI_EXPORT const char *stackinfo_backend_name(int backend)
 	return si_names[backend];
 }
 
-static int si_module_fd_get(void)
+int si_module_fd_get(void)
 {
 	int fd = __atomic_load_n(&si_module_fd, __ATOMIC_ACQUIRE), none = -1;
 
@@ -161,6 +161,13 @@ static int si_proc_check(int fd)
 static int64_t si_self_proc(void)
 {
 	return si_self_fd(&si_proc_slot, "/proc/self/stackinfo", si_proc_check);
+}
+
+int si_self_proc_fd(void)
+{
+	int64_t v = si_self_proc();
+
+	return v < 0 ? (int)v : SI_SLOT_FD(v);
 }
 
 /*
@@ -336,7 +343,7 @@ SI_EXPORT int stackinfo_backend(void)
  * The best backend without the module or the in-tree file: PROCMAP_QUERY,
  * else the maps parse.
  */
-static int si_fallback_backend(void)
+int si_fallback_backend(void)
 {
 	int b = __atomic_load_n(&si_fallback, __ATOMIC_ACQUIRE);
 	int err;

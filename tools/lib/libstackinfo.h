@@ -24,7 +24,7 @@
 extern "C" {
 #endif
 
-#define LIBSTACKINFO_VERSION	"0.1.0"
+#define LIBSTACKINFO_VERSION	"0.2.0"
 
 enum stackinfo_backend {
 	STACKINFO_BACKEND_MODULE = 1,		/* STACKINFO_IOC_QUERY */
@@ -67,6 +67,31 @@ int stackinfo_set_backend(int backend);
  */
 int stackinfo_query_thread(pid_t tid, uint64_t flags,
 			   struct stackinfo_query *q);
+
+/*
+ * Every thread of process @pid in one call (0: the caller's process; else
+ * any of its threads, numbered as stackinfo_query_thread() numbers them):
+ * @q[0] to @q[*count - 1] get what stackinfo_query_thread() answers for
+ * each thread, q[i].tid its number, in the kernel's order of the threads
+ * (that of /proc/<pid>/task). @flags: STACKINFO_QUERY_NO_SP. The module and
+ * the in-tree file answer in one STACKINFO_IOC_QUERY_THREADS; the other
+ * backends, and the module or the in-tree file refusing another process
+ * (EACCES; ESRCH under hidepid), ask each thread /proc/<pid>/task lists in
+ * turn, as stackinfo_query_thread() would. A thread that exits meanwhile,
+ * or that is refused while another of its process is answered, is left
+ * out. Returns 0 with *count the entries written (one at least); -ERANGE
+ * when the process has more than @n threads, with *count the number there
+ * are and @q untouched (@n 0 and @q NULL ask just that; threads started
+ * meanwhile may still need a larger array); on any other failure *count
+ * is 0: the refusal of the process (as stackinfo_query_thread() gives it
+ * for its threads), -ESRCH for no such process. Bad input changes
+ * nothing: -EFAULT for a NULL @count, or a NULL @q with @n > 0; -EINVAL
+ * for any other flag (STACKINFO_LIB_ASYNC_SAFE included); -ESRCH for a
+ * negative @pid. Each entry is this header's struct stackinfo_query, its
+ * size field the size the backend filled (as for stackinfo_query_thread()).
+ */
+int stackinfo_query_process(pid_t pid, uint64_t flags, struct stackinfo_query *q,
+			    size_t n, size_t *count);
 
 /*
  * A flag of the library's own, for stackinfo_query_thread() and

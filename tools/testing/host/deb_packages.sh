@@ -124,8 +124,33 @@ if flags=$(pkg-config --cflags --libs libstackinfo) &&
 	grep -qE "^(procmap_query|maps) 0 1 $lib\$" <<<"$out" || say "program said: $out"
 	mkdir -p "$work/shlibs/debian"
 	printf 'Source: user\n\nPackage: user\nArchitecture: any\n' >"$work/shlibs/debian/control"
+	# the version the symbols file gives the newest symbol a program uses
+	since() { awk -v s="$1@" 'index($1, s) == 1 { print $2 }' "$top/debian/libstackinfo0.symbols"; }
 	deps=$(cd "$work/shlibs" && dpkg-shlibdeps -O "$work/prog" 2>&1)
-	grep -q "libstackinfo0 (>= $upstream)" <<<"$deps" || say "dpkg-shlibdeps: $deps"
+	grep -q "libstackinfo0 (>= $(since stackinfo_query_thread))" <<<"$deps" ||
+		say "dpkg-shlibdeps: $deps"
+	# one of STACKINFO_0.2 needs the release that added it
+	cat >"$work/prog2.c" <<'PROG'
+#include <stdio.h>
+#include <libstackinfo.h>
+int main(void)
+{
+	size_t n = 0;
+	int err = stackinfo_query_process(0, 0, NULL, 0, &n);
+
+	printf("%d %zu\n", err, n);
+	return err != -34 || n != 1;	/* -ERANGE: one thread */
+}
+PROG
+	# shellcheck disable=SC2086
+	if cc -Wall -Werror -o "$work/prog2" "$work/prog2.c" $flags; then
+		out=$("$work/prog2") || say "batch program said: $out"
+		deps=$(cd "$work/shlibs" && dpkg-shlibdeps -O "$work/prog2" 2>&1)
+		grep -q "libstackinfo0 (>= $(since stackinfo_query_process))" <<<"$deps" ||
+			say "dpkg-shlibdeps, STACKINFO_0.2: $deps"
+	else
+		say "build the batch program with pkg-config ($flags)"
+	fi
 else
 	say "build with pkg-config ($flags)"
 fi

@@ -11,10 +11,16 @@ with PYTHONPATH naming python/ and the library on the loader's path:
    stackinfo_query_thread() wrote into a raw buffer, read at the C
    compiler's offsets (the SP of the calling thread only lies in its VMA:
    it moves between two calls);
+   process() (one stackinfo_query_process() call) equals, entry for
+   entry, that C call's raw array and thread() of each tid, for the child
+   and for this process (pid 0 and getpid()); classify() equals
+   stackinfo_classify_addr()'s raw answer for the child's SP, its guard,
+   an unmapped page and a mapping of its own;
 3. errors: no such thread or process is Error ESRCH (an OSError), a
-   refused one EACCES or EPERM, bad arguments ValueError;
+   refused one EACCES or EPERM (process() and classify() too, with
+   thread()'s errno), bad arguments ValueError;
 4. python3 -m stackinfo equals the CLI's --json byte for byte and parsed,
-   and its exit codes.
+   and its exit codes, with --addr too.
 Prints "FAIL: ..." for each failure; exit 1 if any, 0 otherwise.
 """
 import atexit
@@ -71,16 +77,38 @@ for cname, value in consts.items():
 # 2. the same answers as the C call, read at the C offsets
 lib = ctypes.CDLL("libstackinfo.so.0")
 lib.stackinfo_query_thread.argtypes = [ctypes.c_int, ctypes.c_uint64, ctypes.c_void_p]
+lib.stackinfo_classify_addr.argtypes = [ctypes.c_int, ctypes.c_uint64, ctypes.c_uint64,
+                                        ctypes.c_void_p]
+lib.stackinfo_query_process.argtypes = [ctypes.c_int, ctypes.c_uint64, ctypes.c_void_p,
+                                        ctypes.c_size_t, ctypes.c_void_p]
 lib.stackinfo_backend_name.restype = ctypes.c_char_p
+
+
+def fields_of(b):
+    """One struct's bytes, as named fields at the C compiler's offsets."""
+    return {n: int.from_bytes(b[o:o + s], "little", signed=(n == "proof_fd"))
+            for n, (o, s) in fields.items()}
 
 
 def raw(tid):
     buf = ctypes.create_string_buffer(csize)
     err = lib.stackinfo_query_thread(tid, 0, buf)
+    return (err, None) if err else (0, fields_of(buf.raw))
+
+
+def raw_classify(tid, addr):
+    buf = ctypes.create_string_buffer(csize)
+    err = lib.stackinfo_classify_addr(tid, addr, 0, buf)
+    return (err, None) if err else (0, fields_of(buf.raw))
+
+
+def raw_process(pid, n=256):
+    buf = ctypes.create_string_buffer(csize * n)
+    count = ctypes.c_size_t(0)
+    err = lib.stackinfo_query_process(pid, 0, buf, n, ctypes.byref(count))
     if err:
         return err, None
-    return 0, {n: int.from_bytes(buf.raw[o:o + s], "little", signed=(n == "proof_fd"))
-               for n, (o, s) in fields.items()}
+    return 0, [fields_of(buf.raw[i * csize:(i + 1) * csize]) for i in range(count.value)]
 
 
 def expect(r):
@@ -157,6 +185,73 @@ for _ in range(600):
         break
     time.sleep(0.01)
 
+def unmoved(t):
+    """@t without what moves between two calls: the caller's own SP."""
+    return dataclasses.replace(t, sp=None) if t.is_self else t
+
+
+def same_process(name, what, pid, tids):
+    """process(@pid) against the C call's raw array and thread() of each."""
+    err, rs = raw_process(pid)
+    check(f"{name}: process({what}): C answers", not err, os.strerror(-err) if err else "")
+    if err:
+        return
+    got = stackinfo.process(pid)
+    want = [expect(r) for r in rs]
+    check(f"{name}: process({what}): the C call's tids",
+          [t.tid for t in got] == [t.tid for t in want], ([t.tid for t in got], [t.tid for t in want]))
+    listed = sorted(int(t) for t in os.listdir(f"/proc/{pid or os.getpid()}/task"))
+    check(f"{name}: process({what}): /proc's tids", sorted(t.tid for t in got) == listed,
+          [t.tid for t in got])
+    if tids is not None:
+        check(f"{name}: process({what}): the child's tids", listed == sorted(tids), listed)
+    for g, w in zip(got, want):
+        check(f"{name}: process({what}): thread {g.tid} as the C call's",
+              unmoved(g) == unmoved(w), f"{g!r} != {w!r}")
+        check(f"{name}: process({what}): thread {g.tid} as thread()",
+              unmoved(g) == unmoved(stackinfo.thread(g.tid)), g)
+        check(f"{name}: process({what}): thread {g.tid} answered by {name}",
+              g.backend == name, g.backend)
+
+
+def same_classify(name):
+    """classify() against stackinfo_classify_addr()'s raw answer."""
+    main = stackinfo.thread(child_pid)
+    addrs = [0x1000, id(main)]
+    if main.sp is not None:
+        addrs.append(main.sp)
+    for t in theirs:
+        g = stackinfo.thread(t).guard
+        if g is not None:
+            addrs.append(g.start)
+    for tid in (child_pid, theirs[-1]):
+        for a in addrs:
+            err, r = raw_classify(tid, a)
+            check(f"{name}: C classifies {a:#x} for {tid}", not err,
+                  os.strerror(-err) if err else "")
+            if err:
+                continue
+            got = stackinfo.classify(a, tid)
+            v = r["valid"]
+            names = {consts[f"STACKINFO_ADDR_{k}"]: k.lower().replace("_", "-")
+                     for k in ("STACK", "GUARD", "GROWTH", "GUARD_GAP", "BEYOND_LIMIT",
+                               "ALTSTACK", "MAPPED", "UNMAPPED")}
+            want = stackinfo.Classification(
+                addr=r["addr"],
+                addr_class=(names.get(r["addr_class"], "?")
+                            if v & consts["STACKINFO_VALID_ADDR"] else None),
+                addr_vma=(stackinfo.Vma(r["addr_vma_start"], r["addr_vma_end"],
+                                        r["addr_vma_flags"])
+                          if v & consts["STACKINFO_VALID_ADDR_VMA"] else None),
+                thread=expect(r))
+            check(f"{name}: classify({a:#x}, {tid})", got == want, f"{got!r} != {want!r}")
+            check(f"{name}: classify({a:#x}, {tid}): addr", got.addr == a, got.addr)
+            # the module and the in-tree file classify; the others say they cannot
+            check(f"{name}: classify(): a class where the backend has them",
+                  (got.addr_class is not None) == (name in ("module", "proc")),
+                  got.addr_class)
+
+
 backends = []
 for name in stackinfo.backend_names():
     try:
@@ -186,6 +281,10 @@ for name in stackinfo.backend_names():
           sorted(t.tid for t in got) == sorted(theirs), [t.tid for t in got])
     check(f"{name}: process(): main first-class",
           [t.main for t in got].count(True) == 1)
+    for what, pid, tids in (("child", child_pid, theirs), ("pid 0", 0, None),
+                            ("getpid()", os.getpid(), None)):
+        same_process(name, what, pid, tids)
+    same_classify(name)
 check("backends: at least procmap_query or maps", len(backends) >= 1, backends)
 
 # 3. errors
@@ -198,12 +297,19 @@ for call, arg in ((stackinfo.thread, gone), (stackinfo.process, gone)):
         check(f"{call.__name__}(no such): ESRCH", e.errno == errno.ESRCH, e)
         check(f"{call.__name__}(no such): an OSError with strerror",
               isinstance(e, OSError) and e.strerror == os.strerror(errno.ESRCH), e)
-for bad in (-1, 1 << 31, "1", None, True):
-    try:
-        stackinfo.thread(bad)
-        check(f"thread({bad!r}): raises", False)
-    except ValueError:
-        pass
+try:
+    stackinfo.classify(0x1000, gone)
+    check("classify(no such): raises", False)
+except stackinfo.Error as e:
+    check("classify(no such): ESRCH", e.errno == errno.ESRCH, e)
+for call in (stackinfo.thread, stackinfo.process, lambda v: stackinfo.classify(v, 0),
+             lambda v: stackinfo.classify(0x1000, v)):
+    for bad in (-1, 1 << 64 if call is not stackinfo.thread else 1 << 31, "1", None, True):
+        try:
+            call(bad)
+            check(f"{call.__name__}({bad!r}): raises", False)
+        except ValueError:
+            pass
 try:
     stackinfo.set_backend("nope")
     check("set_backend(nope): raises", False)
@@ -211,8 +317,8 @@ except ValueError:
     pass
 
 
-def refused(pid):
-    """errno of thread(pid) asked as uid 65534 (a forked child), 0 if answered."""
+def refused(pid, call=stackinfo.thread):
+    """errno of call(pid) asked as uid 65534 (a forked child), 0 if answered."""
     r, w = os.pipe()
     kid = os.fork()
     if kid == 0:
@@ -220,7 +326,7 @@ def refused(pid):
         try:
             os.setresgid(65534, 65534, 65534)
             os.setresuid(65534, 65534, 65534)
-            stackinfo.thread(pid)
+            call(pid)
         except stackinfo.Error as e:
             code = e.errno
         os.write(w, str(code).encode())
@@ -237,6 +343,10 @@ if os.getuid() == 0:
         e = refused(child_pid)
         check(f"{name}: refused: EACCES or EPERM", e in (errno.EACCES, errno.EPERM),
               os.strerror(e) if e > 0 else e)
+        for what, call in (("process", stackinfo.process),
+                           ("classify", lambda p: stackinfo.classify(0x1000, p))):
+            e2 = refused(child_pid, call)
+            check(f"{name}: {what}() refused as thread() is", e2 == e, f"{e2} != {e}")
 else:
     print("refusal not tested: not root (cannot drop to another uid)")
 
@@ -254,7 +364,21 @@ for name in backends:
     check(f"{name}: -m stackinfo byte for byte", c.stdout == p.stdout,
           f"\n{c.stdout}\n{p.stdout}")
     check(f"{name}: -m stackinfo stderr", c.stderr == p.stderr, f"{c.stderr!r} {p.stderr!r}")
-for args, code in (([str(gone)], 1), (["-p", "abc"], 2), (["--backend", "nope"], 2)):
+    sp = stackinfo.thread(child_pid).sp
+    for addr in ([f"{sp:x}"] if sp is not None else []) + ["0x1000", "0X7f"]:
+        args = ["-p", str(child_pid), "--backend", name, "--addr", addr]
+        c = subprocess.run([cli, *args, "--json"], capture_output=True, text=True)
+        p = subprocess.run([sys.executable, "-m", "stackinfo", *args],
+                           capture_output=True, text=True, env=env)
+        check(f"{name}: --addr {addr}: exit", c.returncode == p.returncode == 0,
+              f"{c.returncode} {p.returncode} {p.stderr}")
+        check(f"{name}: --addr {addr}: byte for byte", c.stdout == p.stdout,
+              f"\n{c.stdout}\n{p.stdout}")
+        check(f"{name}: --addr {addr}: stderr", c.stderr == p.stderr,
+              f"{c.stderr!r} {p.stderr!r}")
+for args, code in (([str(gone)], 1), (["-p", "abc"], 2), (["--backend", "nope"], 2),
+                   (["--addr", "zz"], 2), (["--addr", "-1"], 2),
+                   (["--addr", "1" * 17], 2)):
     p = subprocess.run([sys.executable, "-m", "stackinfo", *args], capture_output=True,
                        text=True, env=env)
     check(f"-m stackinfo {' '.join(args)}: exit {code}", p.returncode == code,
