@@ -11,6 +11,8 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/scripts/kernels.sh"
 fail=0
+# the module's version is the package's (dkms.conf)
+ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$top/dkms.conf")
 "$top/scripts/deps.sh" gates >/dev/null || exit 1
 for k in ${GATE_KERNELS:-debian-6.12 debian-6.1 debian-6.12-rt debian-6.1-rt debian-5.10 \
 	debug-6.1 debug-6.12 debug-7.2}; do
@@ -29,7 +31,7 @@ for k in ${GATE_KERNELS:-debian-6.12 debian-6.1 debian-6.12-rt debian-6.1-rt deb
 		continue
 	fi
 	info=$(modinfo "$out/stackinfo.ko")
-	for field in license:.*GPL author: description: 'version:.*0\.1\.0' srcversion: "vermagic:.*$KVER"; do
+	for field in license:.*GPL author: description: "version: *${ver//./\\.}\$" srcversion: "vermagic:.*$KVER"; do
 		grep -q "^$field" <<<"$info" || { echo "FAIL: $k: modinfo lacks $field"; fail=1; }
 	done
 done
