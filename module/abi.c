@@ -29,6 +29,7 @@
 #include <linux/uaccess.h>
 #include <kunit/visibility.h>
 
+#include "profile.h"
 #include "stackinfo.h"
 
 static_assert(sizeof(struct stackinfo_query) == STACKINFO_QUERY_SIZE_VER2);
@@ -103,10 +104,13 @@ VISIBLE_IF_KUNIT int stackinfo_ioctl_query(const struct file *file,
 	u64 usize;
 	int err;
 
+	stackinfo_prof_begin();
+	stackinfo_prof(STACKINFO_STEP_MARK);
 	err = stackinfo_copy_in(&q, sizeof(q), uarg, STACKINFO_QUERY_SIZE_VER0,
 				&usize);
 	if (err)
 		return err;
+	stackinfo_prof(STACKINFO_STEP_COPY_IN);
 	err = stackinfo_check_flags(q.query_flags, usize,
 				    STACKINFO_QUERY_SIZE_VER1);
 	if (err)
@@ -116,19 +120,24 @@ VISIBLE_IF_KUNIT int stackinfo_ioctl_query(const struct file *file,
 	err = stackinfo_check_addr(&q, usize);
 	if (err)
 		return err;
+	stackinfo_prof(STACKINFO_STEP_CHECKS);
 
 	proof = q.query_flags & STACKINFO_QUERY_PROOF_FD;
 	err = stackinfo_caller_get(&c, file, proof, q.proof_fd);
 	if (err)
 		return err;
+	stackinfo_prof(STACKINFO_STEP_CALLER_GET);
 	err = stackinfo_query(&c, &q);
+	stackinfo_prof(STACKINFO_STEP_TAIL);
 	stackinfo_caller_put(&c);
 	if (err)
 		return err;
+	stackinfo_prof(STACKINFO_STEP_CALLER_PUT);
 
 	stackinfo_fit(&q, usize);
 	if (copy_to_user(uarg, &q, min_t(size_t, sizeof(q), usize)))
 		return -EFAULT;
+	stackinfo_prof(STACKINFO_STEP_COPY_OUT);
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(stackinfo_ioctl_query);
