@@ -7,8 +7,10 @@
  *
  *   stackinfo-profile [TURNS]
  *
- * 1. The floors and the query's ways, one round of each in turn, each
- *    against getppid of its own turn.
+ * 1. The floors (getppid, an ioctl on /dev/null: any device node's, the
+ *    procfs ioctl rejected at once), the query's ways, mincore() of a
+ *    stack page, glibc's call about another thread: one round of each in
+ *    turn, each against getppid of its own turn.
  * 2. With a measurement build of the module (STACKINFO_PROFILE=y: the
  *    parameter "profile" exists), the cycles of each step of the query.
  * 3. Under churners: quiet against an mmap/munmap loop in a thread of this
@@ -39,7 +41,7 @@
 #define MAX_TURNS 64
 #define MAX_STEPS 32
 
-static int fd = -1;
+static int fd = -1, devnull = -1;
 static pthread_t other_th;
 
 static void die(const char *what)
@@ -69,6 +71,16 @@ static int m_reject(void)
 
 	return ioctl(fd, STACKINFO_IOC_QUERY, &q) == -1 && errno == EINVAL ?
 		       0 : -1;
+}
+
+/* any device node's ioctl floor (ENOTTY), what a misc device would pay */
+static int m_devnull(void)
+{
+	struct stackinfo_query q = { .size = 0 };
+
+	if (ioctl(devnull, STACKINFO_IOC_QUERY, &q) == -1 && errno == ENOTTY)
+		return 0;
+	return -1;
 }
 
 static int query_flags(uint64_t flags)
@@ -141,6 +153,7 @@ struct way {
 
 static const struct way ways[] = {
 	{ "getppid (floor)", m_null, 0 },
+	{ "ioctl on /dev/null", m_devnull, 0 },
 	{ "procfs ioctl rejected", m_reject, 0 },
 	{ "query, own thread", m_self, 0 },
 	{ "query, own thread, NO_SP", m_self_no_sp, 0 },
@@ -379,9 +392,10 @@ static void ways_in_turn(int turns)
 			const char *name;
 			int a, b;
 		} pairs[] = {
-			{ "query - procfs floor, x getppid", 2, 1 },
-			{ "PROCMAP_QUERY way / module way", 5, 4 },
-			{ "lib getattr main / glibc other", 8, 7 },
+			{ "query - procfs floor, x getppid", 3, 2 },
+			{ "procfs floor - device floor, x getppid", 2, 1 },
+			{ "PROCMAP_QUERY way / module way", 6, 5 },
+			{ "lib getattr main / glibc other", 9, 8 },
 		};
 		double v[MAX_TURNS];
 		size_t p;
@@ -390,8 +404,8 @@ static void ways_in_turn(int turns)
 			if (us[pairs[p].a][0] < 0 || us[pairs[p].b][0] < 0)
 				continue;
 			for (r = 0; r < turns; r++)
-				v[r] = p ? us[pairs[p].a][r] / us[pairs[p].b][r] :
-					   x[pairs[p].a][r] - x[pairs[p].b][r];
+				v[r] = p > 1 ? us[pairs[p].a][r] / us[pairs[p].b][r] :
+					       x[pairs[p].a][r] - x[pairs[p].b][r];
 			printf("  %-32s %10.2f\n", pairs[p].name,
 			       median(v, turns));
 			printf("WAYRATIO,%s,%.4f\n", pairs[p].name,
@@ -478,7 +492,7 @@ static void churn_stop(enum churner c)
 static void churners(int turns)
 {
 	/* getppid, the query, then (after lockfree=N) mincore, PROCMAP_QUERY */
-	static const int which[] = { 0, 2, 2, 6, 5 };
+	static const int which[] = { 0, 3, 3, 7, 6 };
 	double q[MAX_TURNS], c[MAX_TURNS], ratio[MAX_TURNS];
 	pthread_t th;
 	int locked;
@@ -574,6 +588,9 @@ int main(int argc, char **argv)
 	fd = open(STACKINFO_PROC_PATH, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		die(STACKINFO_PROC_PATH);
+	devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (devnull < 0)
+		die("/dev/null");
 	if (pthread_create(&other_th, NULL, other_main, NULL))
 		die("pthread_create");
 	have_profile = !profile_read(&p);
