@@ -71,6 +71,7 @@ HOST_TESTS := $(patsubst tools/testing/host/%.c,$(B)/host/%,$(HOST_SRCS)) \
 	$(patsubst tools/testing/host/%.sh,$(B)/host/%,$(wildcard tools/testing/host/*.sh))
 BINS := $(B)/bin/stackinfo $(B)/bin/stackinfo-demo $(B)/bin/getattr-print \
 	$(B)/bin/thread-sleeper $(B)/bin/stackinfo-bench $(B)/bin/startup-time \
+	$(B)/bin/stackinfo-profile \
 	$(B)/bin/stack-overflow $(B)/bin/stackinfo-layout
 # the in-tree series' kselftest (kernel/selftests/), run by the guest test
 # intree_selftest
@@ -176,6 +177,10 @@ $(B)/bin/stackinfo: tools/stackinfo/stackinfo.c $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) $(LDLIBS)
 
 $(B)/bin/stackinfo-bench: tools/bench/bench.c $(LIB_A) $(LIB_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) $(LDLIBS)
+
+$(B)/bin/stackinfo-profile: tools/bench/profile.c $(LIB_A) $(LIB_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) $(LDLIBS)
 

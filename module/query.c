@@ -25,6 +25,7 @@
 #include <kunit/visibility.h>
 
 #include "compat.h"
+#include "profile.h"
 #include "stackinfo.h"
 
 u64 stackinfo_vma_flags(unsigned long vm_flags)
@@ -183,17 +184,20 @@ static void stackinfo_look_walk(struct mm_struct *mm, unsigned long sp,
 	l->want_addr = want_addr;
 	if (want_addr)
 		stackinfo_addr_walk(mm, addr, &l->at);
+	stackinfo_prof(STACKINFO_STEP_WALK_ADDR);
 	/* written under mmap_lock for writing: racy without it, checked */
 	l->map_count = data_race(mm->map_count);
 	/* also by prctl(PR_SET_MM) under the read lock: one read, used once */
 	l->start_stack = READ_ONCE(mm->start_stack);
 	stackinfo_vma_walk(mm, l->start_stack, &l->main_vma);
+	stackinfo_prof(STACKINFO_STEP_WALK_MAIN);
 	/* the main thread's SP is nearly always in its main stack: one walk */
 	if (have_sp && l->main_vma.found && sp >= l->main_vma.start &&
 	    sp < l->main_vma.end)
 		l->sp_vma = l->main_vma;
 	else if (have_sp)
 		stackinfo_vma_walk(mm, sp, &l->sp_vma);
+	stackinfo_prof(STACKINFO_STEP_WALK_SP);
 }
 
 /*
@@ -223,6 +227,7 @@ stackinfo_look_lockless(struct mm_struct *mm, unsigned long sp, bool have_sp,
 	if (!STACKINFO_HAVE_LOCKFREE || !stackinfo_mm_seq_begin(mm, &seq))
 		return false;
 	rcu_read_lock();
+	stackinfo_prof(STACKINFO_STEP_SEQ_BEGIN);
 	stackinfo_look_walk(mm, sp, have_sp, l);
 	rcu_read_unlock();
 	if (before_retry)
@@ -241,9 +246,11 @@ VISIBLE_IF_KUNIT int stackinfo_look_locked(struct mm_struct *mm,
 	if (err)
 		return err;
 	rcu_read_lock();
+	stackinfo_prof(STACKINFO_STEP_LOCK);
 	stackinfo_look_walk(mm, sp, have_sp, l);
 	rcu_read_unlock();
 	mmap_read_unlock(mm);
+	stackinfo_prof(STACKINFO_STEP_UNLOCK);
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(stackinfo_look_locked);
@@ -255,10 +262,14 @@ VISIBLE_IF_KUNIT int stackinfo_look(struct mm_struct *mm, unsigned long sp,
 {
 	if (READ_ONCE(stackinfo_lockfree)) {
 		if (stackinfo_look_lockless(mm, sp, have_sp, l, before_retry)) {
+			stackinfo_prof(STACKINFO_STEP_SEQ_RETRY);
 			this_cpu_inc(stackinfo_lockfree_hits);
+			stackinfo_prof(STACKINFO_STEP_COUNTERS);
 			return 0;
 		}
+		stackinfo_prof(STACKINFO_STEP_SEQ_RETRY);
 		this_cpu_inc(stackinfo_lockfree_fallbacks);
+		stackinfo_prof(STACKINFO_STEP_COUNTERS);
 	}
 	return stackinfo_look_locked(mm, sp, have_sp, l);
 }
@@ -773,6 +784,7 @@ int stackinfo_query_task(const struct stackinfo_caller *c,
 	err = stackinfo_target_get(c, task, want_sp, &t);
 	if (err)
 		return err;
+	stackinfo_prof(STACKINFO_STEP_TARGET_GET);
 	/* numbers in the mount's namespace; 0 once the thread is reaped */
 	tid = task_pid_nr_ns(task, c->ns);
 	tgid = task_tgid_nr_ns(task, c->ns);
@@ -780,6 +792,7 @@ int stackinfo_query_task(const struct stackinfo_caller *c,
 		err = -ESRCH;
 		goto out;
 	}
+	stackinfo_prof(STACKINFO_STEP_PID_NR);
 
 	/*
 	 * This may sleep on mmap_lock. Afterwards t.mm is pinned by the
@@ -824,6 +837,7 @@ int stackinfo_query_task(const struct stackinfo_caller *c,
 	}
 	if (t.sp_granted)
 		stackinfo_put_altstack(&t, &look, q);
+	stackinfo_prof(STACKINFO_STEP_FILL);
 
 	/* released while we looked: the thread is gone, say so */
 	err = stackinfo_rlimit_stack(task, &rlim);
@@ -834,6 +848,7 @@ int stackinfo_query_task(const struct stackinfo_caller *c,
 	q->rlim_stack_cur = stackinfo_rlim(rlim.rlim_cur);
 	q->rlim_stack_max = stackinfo_rlim(rlim.rlim_max);
 	q->valid |= STACKINFO_VALID_RLIMIT;
+	stackinfo_prof(STACKINFO_STEP_RLIMIT);
 	if (stackinfo_guard_gap_known) {
 		q->guard_gap = stackinfo_guard_gap;
 		q->valid |= STACKINFO_VALID_GUARD_GAP;

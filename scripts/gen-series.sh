@@ -87,7 +87,9 @@ commit() {	# MESSAGE-FILE
 # and the exports only the module's KUnit suites need
 intree() {	# SRC DST
 	sed -e 's/^#include "compat.h"$/#include "stackinfo_compat.h"/' \
-		-e '/^EXPORT_SYMBOL_IF_KUNIT(.*);$/d' "$top/$1" >"$work/$2"
+		-e '/^EXPORT_SYMBOL_IF_KUNIT(.*);$/d' \
+		-e '/^#include "profile.h"$/d' -e '/^\t*stackinfo_prof/d' \
+		"$top/$1" >"$work/$2"
 }
 
 # insert_after FILE LINE-REGEX TEXT-FILE [ANCHOR-REGEX]: TEXT after the

@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,68 @@
 
 static int fd;
 static long page;
+
+/*
+ * Every size the ioctl takes, from the first published layout to a word
+ * past the kernel's struct, odd ones too (the kernel reads the in fields
+ * one by one where each lies whole within the size, and copies the struct
+ * in bytewise otherwise): out fields left as garbage on input change
+ * nothing, the answer is the full query's as far as the size reaches
+ * (with the valid bits of the fields it holds), and not a byte beyond it
+ * is written.
+ */
+#define END(field) \
+	(offsetof(struct stackinfo_query, field) + \
+	 sizeof(((struct stackinfo_query *)0)->field))
+
+static void every_size(void)
+{
+	/* the in fields' bytes; every other byte is an out field's */
+	static const struct {
+		size_t start, end;
+	} in[] = {
+		{ 0, END(reserved) },
+		{ offsetof(struct stackinfo_query, proof_fd),
+		  END(reserved1) },
+		{ offsetof(struct stackinfo_query, addr),
+		  END(addr) },
+		{ offsetof(struct stackinfo_query, reserved2),
+		  END(reserved2) },
+	};
+	static unsigned char buf[sizeof(struct stackinfo_query) + 64];
+	const uint64_t alt = STACKINFO_VALID_ALTSTACK | STACKINFO_VALID_STACK_KIND;
+	struct stackinfo_query full, *q = (struct stackinfo_query *)buf;
+	size_t size, n, i;
+
+	t_query_fill(&full, sizeof(full));
+	CHECK(!ioctl(fd, STACKINFO_IOC_QUERY, &full), "full query: %s",
+	      strerror(errno));
+	for (size = STACKINFO_QUERY_SIZE_VER0; size <= sizeof(full) + 8; size++) {
+		n = size < sizeof(full) ? size : sizeof(full);
+		memset(buf, 0xa5, sizeof(buf));
+		/* in fields zero as far as the size reaches, a tail zero */
+		for (i = 0; i < sizeof(in) / sizeof(in[0]); i++)
+			if (in[i].start < n)
+				memset(buf + in[i].start, 0,
+				       (in[i].end < n ? in[i].end : n) - in[i].start);
+		if (size > sizeof(full))
+			memset(buf + sizeof(full), 0, size - sizeof(full));
+		q->size = size;
+		CHECK(!ioctl(fd, STACKINFO_IOC_QUERY, buf), "size %zu: %s", size,
+		      strerror(errno));
+		CHECK(buf[n] == (size > sizeof(full) ? 0 : 0xa5) &&
+			      buf[sizeof(buf) - 1] == 0xa5,
+		      "size %zu: written beyond the size", size);
+		CHECK(q->main_vma_start == full.main_vma_start &&
+			      q->main_vma_end == full.main_vma_end &&
+			      q->rlim_stack_cur == full.rlim_stack_cur &&
+			      q->out_tid == full.out_tid,
+		      "size %zu: another answer than the full query's", size);
+		CHECK((q->valid & ~alt) == (full.valid & ~alt),
+		      "size %zu: valid %#llx, the full query's %#llx", size,
+		      (unsigned long long)q->valid, (unsigned long long)full.valid);
+	}
+}
 
 int main(void)
 {
@@ -36,6 +99,7 @@ int main(void)
 	}
 
 	t_bad_query(fd, t_gettid());
+	every_size();
 
 	/* tids */
 	f = fopen("/proc/sys/kernel/pid_max", "re");
