@@ -507,10 +507,49 @@ void unmap_many(void *base, size_t n)
 		munmap(base, n * sysconf(_SC_PAGESIZE));
 }
 
+/*
+ * One boot parameter of @p as the kernel splits them (lib/cmdline.c's
+ * next_arg()): up to a blank outside quotes, the quotes dropped; NULL at
+ * the end. @p is modified; *@rest is where the next one starts.
+ */
+static char *cmdline_param(char *p, char **rest)
+{
+	char *out;
+	int quoted = 0;
+
+	while (*p == ' ' || *p == '\t' || *p == '\n')
+		p++;
+	if (!*p)
+		return NULL;
+	for (out = p, *rest = p; **rest; (*rest)++) {
+		char c = **rest;
+
+		if (!quoted && (c == ' ' || c == '\t' || c == '\n'))
+			break;
+		if (c == '"')
+			quoted = !quoted;
+		else
+			*out++ = c;
+	}
+	if (**rest)
+		(*rest)++;
+	*out = '\0';
+	return p;
+}
+
+/* Whether boot parameter @param is @name: '-' and '_' are the same. */
+static int cmdline_name_is(const char *param, const char *name)
+{
+	for (; *param && *name; param++, name++)
+		if ((*param == '-' ? '_' : *param) != (*name == '-' ? '_' : *name))
+			return 0;
+	return !*param && !*name;
+}
+
 uint64_t cmdline_guard_gap(void)
 {
 	uint64_t gap = 256 * (uint64_t)sysconf(_SC_PAGESIZE);
-	char buf[4096], *tok, *save;
+	char buf[4096], *tok, *rest = buf, *val;
 	FILE *f = fopen("/proc/cmdline", "re");
 	size_t n;
 
@@ -519,17 +558,20 @@ uint64_t cmdline_guard_gap(void)
 	n = fread(buf, 1, sizeof(buf) - 1, f);
 	fclose(f);
 	buf[n] = '\0';
-	for (tok = strtok_r(buf, " \t\n", &save); tok;
-	     tok = strtok_r(NULL, " \t\n", &save)) {
+	while ((tok = cmdline_param(rest, &rest))) {
 		__u64 pages;
 
 		if (!strcmp(tok, "--"))
 			break;
-		if (strncmp(tok, "stack_guard_gap=", 16))
+		val = strchr(tok + 1, '=');
+		if (!val)
 			continue;
-		if (!tok[16])
+		*val++ = '\0';
+		if (!cmdline_name_is(tok, "stack_guard_gap"))
+			continue;
+		if (!*val)
 			gap = 0;
-		else if (!parse_u64(tok + 16, 10, &pages))
+		else if (!parse_u64(val, 10, &pages))
 			gap = pages * sysconf(_SC_PAGESIZE);
 	}
 	return gap;
