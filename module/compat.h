@@ -201,13 +201,15 @@ static inline int stackinfo_rw_verify_area(struct file *f, loff_t *pos,
 }
 
 /*
- * next_arg() (lib/cmdline.c) is exported since 5.12; for 5.10 the same
- * split of one boot parameter off @args: an optional leading quote that
- * lets the parameter hold spaces, "param=val" split at the first '=' past
- * the first character, a quote around the value and the closing quote of
- * the whole dropped, trailing spaces skipped. Kbuild defines
- * STACKINFO_NO_NEXT_ARG when Module.symvers lacks it; kunit/main_test.c's
- * command lines pin the behaviour on every kernel.
+ * next_arg() (lib/cmdline.c) is exported on 6.1, not on 5.10; there the
+ * same split of one boot parameter off @args: an optional leading quote
+ * that lets the parameter hold spaces, "param=val" split at the first '='
+ * past the first character, a quote around the value and the closing
+ * quote of the whole dropped, trailing spaces skipped. Kbuild defines
+ * STACKINFO_NO_NEXT_ARG when Module.symvers lacks it. kunit/main_test.c's
+ * command lines pin next_arg()'s use where KUnit runs (6.1 on); 5.10's
+ * guest boots with a quoted stack_guard_gap that the guard_gap test holds
+ * against the kernel's own parse.
  */
 #ifdef STACKINFO_NO_NEXT_ARG
 static inline char *stackinfo_next_arg(char *args, char **param, char **val)
