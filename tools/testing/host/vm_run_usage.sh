@@ -20,6 +20,6 @@ expect() {	# WANT_RC PATTERN ARGS...
 expect 2 "no command" --kernel debian-6.12
 expect 2 "unknown argument" --bogus -- true
 expect 2 "unknown kernel 'nosuch'" --kernel nosuch -- true
-expect 2 "unknown kernel 'debian-5.10'" --kernel debian-5.10 -- true
+expect 2 "unknown kernel 'debian-4.19'" --kernel debian-4.19 -- true
 expect 2 "no such file" --file /nonexistent/file -- true
 exit $fail
