@@ -143,9 +143,10 @@ done
 	make olddefconfig
 ) >"$log" 2>&1 || { tail -n 30 "$log" >&2; exit 1; }
 
-# Every line of the fragment must have survived olddefconfig. "is not set"
-# holds where the option is off, also where this version lacks the symbol
-# (6.1 has no SLUB_TINY).
+# Every line of the fragments must have survived olddefconfig, the last
+# fragment's line for an option where two name it (merge_config's rule:
+# debug-rt.config turns KASAN off). "is not set" holds where the option is
+# off, also where this version lacks the symbol (6.1 has no SLUB_TINY).
 missing=0
 while IFS= read -r line; do
 	case $line in
@@ -158,7 +159,11 @@ while IFS= read -r line; do
 		! grep -q -- "^$sym=" "$tree.tmp/.config" ||
 			{ echo "build-debug-kernel: not unset: $line" >&2; missing=1; } ;;
 	esac
-done < <(cat $(fragments))
+done < <(cat $(fragments) | awk '
+	/^CONFIG_[A-Za-z0-9_]+=/ { sym = $0; sub(/=.*/, "", sym) }
+	/^# CONFIG_[A-Za-z0-9_]+ is not set$/ { sym = $2 }
+	sym != "" { if (!(sym in line)) order[++n] = sym; line[sym] = $0; sym = "" }
+	END { for (i = 1; i <= n; i++) print line[order[i]] }')
 [ $missing = 0 ] || exit 1
 
 # `modules` writes Module.symvers, which out-of-tree modules need
