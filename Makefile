@@ -77,7 +77,8 @@ BINS := $(B)/bin/stackinfo $(B)/bin/stackinfo-demo $(B)/bin/getattr-print \
 # intree_selftest
 KSELFTEST := $(B)/guest/kselftest/proc-stackinfo
 GUEST_FILES := $(B)/guest/run-tests $(B)/guest/splat-patterns $(B)/guest/testlib.sh \
-	$(B)/guest/kmsg-since $(B)/guest/m32/compat_abi $(KSELFTEST) $(B)/guest/bindings_test.py
+	$(B)/guest/kmsg-since $(B)/guest/m32/compat_abi $(KSELFTEST) $(B)/guest/bindings_test.py \
+	$(B)/guest/guest-plan $(B)/guest/plan.sh
 
 .PHONY: all module tools check demo bench deps clean help prune guest-tests install uninstall \
 	dkms-install dkms-uninstall install-tools deb
@@ -246,6 +247,15 @@ $(B)/guest/run-tests: tools/testing/guest/run-tests
 	install -m 755 $< $@
 
 $(B)/guest/testlib.sh: tools/testing/lib/guest.sh
+	@mkdir -p $(@D)
+	install -m 644 $< $@
+
+# what runs where (run-tests reads it with plan.sh's plan_reason)
+$(B)/guest/guest-plan: tools/testing/guest-plan
+	@mkdir -p $(@D)
+	install -m 644 $< $@
+
+$(B)/guest/plan.sh: tools/testing/lib/plan.sh
 	@mkdir -p $(@D)
 	install -m 644 $< $@
 

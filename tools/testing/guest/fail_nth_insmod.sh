@@ -5,5 +5,4 @@
 # (fail_nth --insmod): a load that fails leaves nothing behind, the next
 # load works, a load that succeeds works in full.
 . "$(dirname "$0")/../testlib.sh"
-only_on debug-6.12 "the module's load under fail-nth (fail_nth walks every entry point on every debug kernel)"
 exec "$(dirname "$0")/fail_nth" --insmod /stackinfo/stackinfo.ko

@@ -13,7 +13,6 @@
 # same process and with no process it says it cannot ask the kernel, and
 # it takes no arguments.
 . "$(dirname "$0")/../testlib.sh"
-only_on "debian-6.12 debian-6.1 debug-6.12" "the gdb command"
 out=/tmp/gdb.out
 rm -f /tmp/so.core
 

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Gate: the module builds with W=1 and sparse (C=2) and no warning against
 # Debian's 6.12 and 6.1 headers, their PREEMPT_RT flavours', Debian 11's
-# 5.10 and the three debug kernels (the KUnit module too, where the kernel
-# has KUnit), and modinfo shows license, author,
-# description, version, srcversion and the kernel's vermagic. Debian 12's
+# 5.10 and the four debug kernels (7.2 with and without PREEMPT_RT; the
+# KUnit module too, where the kernel has KUnit), and modinfo shows
+# license, author, description, version, srcversion and the kernel's
+# vermagic. Debian 12's
 # sparse is too old for 7.2: its Makefile says so and builds without it
 # (that line is not a warning of ours).
 set -uo pipefail
@@ -15,15 +16,20 @@ fail=0
 ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$top/dkms.conf")
 "$top/scripts/deps.sh" gates >/dev/null || exit 1
 for k in ${GATE_KERNELS:-debian-6.12 debian-6.1 debian-6.12-rt debian-6.1-rt debian-5.10 \
-	debug-6.1 debug-6.12 debug-7.2}; do
+	debug-6.1 debug-6.12 debug-7.2 debug-7.2-rt}; do
 	kernel_find "$k" || { kernel_provide "$k" >/dev/null 2>&1; kernel_find "$k"; } || {
 		echo "FAIL: $k: headers not installed"
 		fail=1
 		continue
 	}
-	out=$top/build/gate-kbuild/$k
-	rm -rf "$out"
-	log=$("$top/scripts/build-module.sh" "$KDIR" "$out" W=1 C=2 2>&1)
+	# where vm-run builds it, which then has nothing left to compile (its
+	# W=1 build is this one's without sparse); under vm-run's lock
+	out=$top/build/$k/module
+	log=$(
+		flock 9
+		rm -rf "$out"
+		"$top/scripts/build-module.sh" "$KDIR" "$out" W=1 C=2 2>&1
+	) 9>"$top/build/.lock"
 	if [ $? != 0 ] || grep -qE 'warning:|error:' <<<"$log"; then
 		echo "FAIL: $k: W=1 C=2 build"
 		echo "$log"

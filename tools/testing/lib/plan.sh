@@ -1,0 +1,34 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# plan_reason PLAN KERNEL NAME: when PLAN (tools/testing/guest-plan) keeps
+# the test NAME off KERNEL, print the rule's reason and return 0; else
+# return 1. Sourced by the guest's run-tests and by guest-results.
+# shellcheck shell=sh
+
+# _plan_match WORD PATTERNS: WORD matches one of the comma-separated
+# shell patterns (split by hand: no pathname expansion of a pattern)
+_plan_match() {
+	_plan_rest=$2,
+	while [ -n "$_plan_rest" ]; do
+		_plan_p=${_plan_rest%%,*}
+		_plan_rest=${_plan_rest#*,}
+		# shellcheck disable=SC2254
+		case $1 in $_plan_p) return 0 ;; esac
+	done
+	return 1
+}
+
+plan_reason() {
+	while read -r _plan_verb _plan_kernels _plan_tests _plan_reason; do
+		case $_plan_verb in not | only) ;; *) continue ;; esac
+		_plan_match "$3" "$_plan_tests" || continue
+		if _plan_match "$2" "$_plan_kernels"; then
+			[ "$_plan_verb" = not ] || continue
+		else
+			[ "$_plan_verb" = only ] || continue
+		fi
+		echo "$_plan_reason"
+		return 0
+	done <"$1"
+	return 1
+}
