@@ -94,6 +94,14 @@ for k in debug-6.12 debug-7.2 debug-7.2-rt; do
 done
 run debug-7.2 "$tmp/full.debug-7.2"
 expect 0 '^SKIP: lib_api \(plan: ' "debug-7.2: the library's tests planned off"
+# debug-7.2-rt runs its list and nothing else: the harness's own tests too
+run debug-7.2-rt "$tmp/full.debug-7.2-rt"
+expect 0 '^SKIP: cli_addr \(plan: ' "debug-7.2-rt: cli_addr planned off"
+expect 0 '^SKIP: access_yama3 \(plan: ' "debug-7.2-rt: access_yama3 planned off"
+expect 0 '^PASS: reap_race$' "debug-7.2-rt: reap_race planned on"
+expect 0 '^PASS: kunit-load\+kernel-log$' "debug-7.2-rt: KUnit planned on"
+grep -q '^PASS: nomod-lib_python$' "$tmp/full.debian-6.12" &&
+	{ echo "FAIL: debian-6.12 should not run nomod-lib_python"; fail=1; }
 grep -v '^PASS: lib_python$' "$tmp/full.debian-6.12" >"$tmp/log"
 run debian-6.12 "$tmp/log"
 expect 1 '^FAIL: lib_python \(did not report\)$' "debian-6.12: lib_python missing"

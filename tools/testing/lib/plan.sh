@@ -20,13 +20,18 @@ _plan_match() {
 
 plan_reason() {
 	while read -r _plan_verb _plan_kernels _plan_tests _plan_reason; do
-		case $_plan_verb in not | only) ;; *) continue ;; esac
-		_plan_match "$3" "$_plan_tests" || continue
-		if _plan_match "$2" "$_plan_kernels"; then
-			[ "$_plan_verb" = not ] || continue
-		else
-			[ "$_plan_verb" = only ] || continue
-		fi
+		case $_plan_verb in
+		not) # TESTS not on KERNELS
+			_plan_match "$3" "$_plan_tests" &&
+				_plan_match "$2" "$_plan_kernels" || continue ;;
+		only) # TESTS on KERNELS and nowhere else
+			_plan_match "$3" "$_plan_tests" &&
+				! _plan_match "$2" "$_plan_kernels" || continue ;;
+		solely) # KERNELS run TESTS and nothing else
+			_plan_match "$2" "$_plan_kernels" &&
+				! _plan_match "$3" "$_plan_tests" || continue ;;
+		*) continue ;;
+		esac
 		echo "$_plan_reason"
 		return 0
 	done <"$1"
