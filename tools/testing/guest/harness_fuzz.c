@@ -3,10 +3,12 @@
  * Hostile input: 100 000 random ioctls on /proc/stackinfo (random command
  * numbers, or ours with sizes from 0 to past PAGE_SIZE, random flags,
  * reserved bits and tids, in writable, read-only, unmapped and kernel
- * memory, or straddling into an unmapped page), plus writes, seeks and
- * mmaps. Each call fails with an errno the ABI allows or succeeds where it
- * may; read-only memory is never written; the module then still answers,
- * correctly. Deterministic: a fixed seed.
+ * memory, or straddling into an unmapped page), 20 000 random batch ioctls
+ * (the struct's fields and its array anywhere as above: count, entry size,
+ * pid, proof fd at random), plus writes, seeks and mmaps. Each call fails
+ * with an errno the ABI allows or succeeds where it may; bad input leaves
+ * the batch's count as it was; read-only memory is never written; the
+ * module then still answers, correctly. Deterministic: a fixed seed.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -29,6 +31,139 @@ static uint64_t rnd(void)
 	rng ^= rng >> 7;
 	rng ^= rng << 17;
 	return rng;
+}
+
+#define BATCH_CALLS	20000
+
+/* somewhere for a pointer to point: NULL, unmapped, kernel, read-only,
+ * straddling into the hole, or @rw's writable pages (kept in @room) */
+static void *fuzz_place(unsigned char *rw, unsigned char *ro, unsigned char *hole,
+			long page, size_t *room)
+{
+	unsigned char *p;
+
+	*room = 0;
+	switch (rnd() % 8) {
+	case 0:
+		return NULL;
+	case 1:
+		return hole + rnd() % page;
+	case 2:
+		return (void *)(0xffff800000000000UL | (rnd() & 0xffffffffff8UL));
+	case 3:
+		return ro + (rnd() % page & ~7UL);
+	case 4:
+		return hole - 8 - (rnd() % 400 & ~7UL);
+	default:
+		p = rw + (rnd() % page & ~7UL);
+		*room = hole - p;
+		return p;
+	}
+}
+
+/*
+ * STACKINFO_IOC_QUERY_THREADS with everything at random. The struct is in
+ * its own buffer or anywhere fuzz_place() puts it; the array anywhere.
+ */
+static void fuzz_batch(int fd, unsigned char *rw, unsigned char *ro,
+		       unsigned char *hole, long page)
+{
+	unsigned long counts[4] = { 0 };	/* ok, bad input, EFAULT, other */
+	struct stackinfo_threads *own = malloc(page);
+	int i;
+
+	for (i = 0; i < BATCH_CALLS && own; i++) {
+		struct stackinfo_threads *t = own;
+		size_t room;
+		uint32_t count = 0;
+		int ret, err, ours = 0;
+
+		if (rnd() % 4 == 0) {
+			t = fuzz_place(rw, ro, hole, page, &room);
+			if (room < 2 * sizeof(*t))
+				t = NULL;
+			if (!t)
+				t = fuzz_place(rw, ro, hole, page, &room);
+		}
+		if (t == own || (t && (unsigned char *)t >= rw &&
+				 (unsigned char *)t + 2 * sizeof(*t) <= hole)) {
+			ours = 1;
+			memset(t, 0, 2 * sizeof(*t));
+			switch (rnd() % 5) {
+			case 0:
+				t->size = rnd() % 96;
+				break;
+			case 1:
+				t->size = rnd() % 3 ? rnd() % (2 * page) : rnd();
+				break;
+			default:
+				t->size = rnd() % 2 ? STACKINFO_THREADS_SIZE_VER1 :
+						      STACKINFO_THREADS_SIZE_VER0;
+				break;
+			}
+			if (rnd() % 4 == 0)
+				t->query_flags = rnd() % 3 == 0 ? rnd() : 1ULL << (rnd() % 64);
+			switch (rnd() % 4) {
+			case 0:
+				t->pid = 0;
+				break;
+			case 1:
+				t->pid = rnd();
+				break;
+			case 2:
+				t->pid = rnd() % 200;
+				break;
+			default:
+				t->pid = getpid();
+				break;
+			}
+			t->count = rnd() % 4 == 0 ? rnd() : rnd() % 4;
+			t->entries = (uintptr_t)fuzz_place(rw, ro, hole, page, &room);
+			switch (rnd() % 4) {
+			case 0:
+				t->entry_size = rnd() % (2 * page);
+				break;
+			case 1:
+				t->entry_size = rnd();
+				break;
+			default:
+				t->entry_size = STACKINFO_QUERY_SIZE_VER0 + rnd() % 96;
+				break;
+			}
+			t->proof_fd = rnd() % 4 ? -1 : (int32_t)rnd() % 8;
+			if (rnd() % 8 == 0)
+				t->reserved1 = rnd();
+			count = t->count;
+		}
+		errno = 0;
+		ret = ioctl(fd, STACKINFO_IOC_QUERY_THREADS, t);
+		err = errno;
+		if (!ret) {
+			CHECK(ours, "batch succeeded on a struct it cannot have read");
+			if (ours)
+				CHECK(t->count <= count, "batch: count %u above the array's %u",
+				      t->count, count);
+			counts[0]++;
+			continue;
+		}
+		CHECK(err == EINVAL || err == E2BIG || err == EFAULT || err == ESRCH ||
+		      err == ENOENT || err == EACCES || err == ERANGE || err == EBADF ||
+		      err == EOPNOTSUPP || err == ENOMEM,
+		      "batch: errno %d", err);
+		if (ours && (err == EINVAL || err == E2BIG || err == EBADF))
+			CHECK(t->count == count, "batch: bad input (errno %d) changed count %u to %u",
+			      err, count, t->count);
+		if (ours && err == ERANGE)
+			CHECK(t->count > count, "batch: ERANGE with count %u, the array's %u",
+			      t->count, count);
+		counts[err == EFAULT ? 2 : err == EINVAL || err == E2BIG ? 1 : 3]++;
+		if (t_failures > 20)
+			break;
+	}
+	fprintf(stderr, "%d batch calls: %lu answered, %lu EINVAL/E2BIG, %lu EFAULT, %lu other errnos\n",
+		BATCH_CALLS, counts[0], counts[1], counts[2], counts[3]);
+	CHECK(counts[0] && counts[1] && counts[2], "the batch fuzz missed a class of outcome");
+	free(own);
 }
 
 int main(void)
@@ -145,6 +280,8 @@ int main(void)
 			break;
 	}
 	CHECK(!memcmp(ro, ro_copy, 2 * page), "read-only memory changed");
+	fuzz_batch(fd, rw, ro, hole, page);
+	CHECK(!memcmp(ro, ro_copy, 2 * page), "read-only memory changed by the batch");
 
 	/* what the file does not do, at random too */
 	for (i = 0; i < 1000; i++) {
