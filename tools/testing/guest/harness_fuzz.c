@@ -35,6 +35,30 @@ static uint64_t rnd(void)
 
 #define BATCH_CALLS	20000
 
+/* query flags: mostly none, else one bit or any bits */
+static uint64_t fuzz_flags(void)
+{
+	if (rnd() % 4)
+		return 0;
+	return rnd() % 3 == 0 ? rnd() : 1ULL << (rnd() % 64);
+}
+
+/* a thread or process number: 0, any, small (live, dead, kernel
+ * threads), or the caller's */
+static uint32_t fuzz_id(void)
+{
+	switch (rnd() % 4) {
+	case 0:
+		return 0;
+	case 1:
+		return rnd();
+	case 2:
+		return rnd() % 200;
+	default:
+		return getpid();
+	}
+}
+
 /* somewhere for a pointer to point: NULL, unmapped, kernel, read-only,
  * straddling into the hole, or @rw's writable pages (kept in @room) */
 static void *fuzz_place(unsigned char *rw, unsigned char *ro, unsigned char *hole,
@@ -101,22 +125,8 @@ static void fuzz_batch(int fd, unsigned char *rw, unsigned char *ro,
 						      STACKINFO_THREADS_SIZE_VER0;
 				break;
 			}
-			if (rnd() % 4 == 0)
-				t->query_flags = rnd() % 3 == 0 ? rnd() : 1ULL << (rnd() % 64);
-			switch (rnd() % 4) {
-			case 0:
-				t->pid = 0;
-				break;
-			case 1:
-				t->pid = rnd();
-				break;
-			case 2:
-				t->pid = rnd() % 200;
-				break;
-			default:
-				t->pid = getpid();
-				break;
-			}
+			t->query_flags = fuzz_flags();
+			t->pid = fuzz_id();
 			t->count = rnd() % 4 == 0 ? rnd() : rnd() % 4;
 			t->entries = (uintptr_t)fuzz_place(rw, ro, hole, page, &room);
 			switch (rnd() % 4) {
@@ -196,35 +206,16 @@ int main(void)
 		uint64_t r = rnd(), size;
 		unsigned long cmd = STACKINFO_IOC_QUERY;
 		void *arg;
+		size_t room;
 		int ret, err, ours;
 
 		/* a quarter of the calls with a random command */
 		if ((r & 3) == 0)
 			cmd = (unsigned long)(uint32_t)rnd();
 		ours = cmd == STACKINFO_IOC_QUERY;
-		switch ((r >> 2) & 7) {
-		case 0:
-			arg = NULL;
-			break;
-		case 1:
-			arg = hole + (rnd() % page);
-			break;
-		case 2:
-			arg = (void *)(0xffff800000000000UL | (rnd() & 0xffffffffff8UL));
-			break;
-		case 3:
-			arg = ro + (rnd() % page & ~7UL);
-			break;
-		case 4:	/* straddling into the hole */
-			arg = hole - 8 - (rnd() % 160 & ~7UL);
-			break;
-		default:
-			arg = rw + (rnd() % page & ~7UL);
-			break;
-		}
+		arg = fuzz_place(rw, ro, hole, page, &room);
 		if (arg >= (void *)rw && arg < (void *)hole - 32) {
 			struct stackinfo_query *p = arg;
-			size_t room = hole - (unsigned char *)arg;
 
 			memset(arg, 0, room < 2 * sizeof(q) ? room : 2 * sizeof(q));
 			switch (rnd() % 6) {
@@ -239,24 +230,10 @@ int main(void)
 				break;
 			}
 			p->size = size;
-			if (rnd() % 4 == 0)
-				p->query_flags = rnd() % 3 == 0 ? rnd() : 1ULL << (rnd() % 64);
+			p->query_flags = fuzz_flags();
 			if (rnd() % 8 == 0)
 				p->reserved = rnd();
-			switch (rnd() % 4) {
-			case 0:
-				p->tid = 0;
-				break;
-			case 1:
-				p->tid = rnd();
-				break;
-			case 2:
-				p->tid = rnd() % 200;	/* live, dead, kernel threads */
-				break;
-			default:
-				p->tid = getpid();
-				break;
-			}
+			p->tid = fuzz_id();
 		}
 		errno = 0;
 		ret = ioctl(fd, cmd, arg);
@@ -271,8 +248,10 @@ int main(void)
 			      "command %#lx: errno %d", cmd, err);
 			counts[3]++;
 		} else {
+			/* EBADF, EOPNOTSUPP: PROOF_FD with fd 0 or a bad one */
 			CHECK(err == EINVAL || err == E2BIG || err == EFAULT ||
-			      err == ESRCH || err == ENOENT || err == EACCES,
+			      err == ESRCH || err == ENOENT || err == EACCES ||
+			      err == EBADF || err == EOPNOTSUPP,
 			      "errno %d", err);
 			counts[err == EFAULT ? 2 : 1]++;
 		}
