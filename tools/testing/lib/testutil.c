@@ -20,6 +20,7 @@
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/capability.h>
 #include <linux/futex.h>
@@ -37,6 +38,14 @@ int t_result(void)
 pid_t t_gettid(void)
 {
 	return (pid_t)syscall(SYS_gettid);
+}
+
+double t_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 int t_write_file(const char *path, const char *text)

@@ -95,6 +95,8 @@ void unmap_many(void *base, size_t n);
 uint64_t cmdline_guard_gap(void);
 
 pid_t t_gettid(void);
+/* CLOCK_MONOTONIC in seconds. */
+double t_now(void);
 
 /* Write @text to the file @path (a /proc or /sys knob): 0 or -errno. */
 int t_write_file(const char *path, const char *text);
