@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * libstackinfo against glibc and against itself, in one process:
- *  - for 30 layouts and rlimits (a mapping below the stack at five
- *    distances or none, six RLIMIT_STACK values), every backend's
+ *  - for 66 layouts and rlimits (a readable or a PROT_NONE mapping below
+ *    the stack at five distances, or none; six RLIMIT_STACK values), and
+ *    after the stack grew by 1 MiB, and in a process exec'd with an
+ *    unlimited RLIMIT_STACK (the kernel then lays out mmap bottom-up),
+ *    every backend's
  *    stackinfo_main_stack() and stackinfo_pthread_getattr_np() give
  *    glibc's pthread_getattr_np() stack address, size and guard size,
  *    bit for bit, and the same detach state, policy and CPU set;
@@ -26,6 +29,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "libstackinfo.h"
@@ -153,14 +157,18 @@ static void check_layouts(void)
 	char what[96];
 
 	getrlimit(RLIMIT_STACK, &saved);
-	for (b = 0; b < sizeof(below) / sizeof(below[0]); b++) {
+	for (b = 0; b < 2 * sizeof(below) / sizeof(below[0]); b++) {
+		long gap = below[b % (sizeof(below) / sizeof(below[0]))];
+		int prot = b < sizeof(below) / sizeof(below[0]) ? PROT_READ : PROT_NONE;
 		void *at = NULL;
 
-		if (below[b] >= 0) {
-			at = (void *)(stack_vma_start() - below[b] - page);
-			CHECK(mmap(at, page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS |
+		if (gap < 0 && prot == PROT_NONE)
+			continue;	/* "none" once */
+		if (gap >= 0) {
+			at = (void *)(stack_vma_start() - gap - page);
+			CHECK(mmap(at, page, prot, MAP_PRIVATE | MAP_ANONYMOUS |
 				   MAP_FIXED_NOREPLACE, -1, 0) == at,
-			      "map %ld below the stack: %s", below[b], strerror(errno));
+			      "map %ld below the stack: %s", gap, strerror(errno));
 		}
 		for (l = 0; l < sizeof(limits) / sizeof(limits[0]); l++) {
 			rl = saved;
@@ -168,7 +176,8 @@ static void check_layouts(void)
 			if (rl.rlim_cur > rl.rlim_max)
 				continue;
 			CHECK(!setrlimit(RLIMIT_STACK, &rl), "setrlimit: %s", strerror(errno));
-			snprintf(what, sizeof(what), "below %ld, rlimit %llu", below[b],
+			snprintf(what, sizeof(what), "%s below %ld, rlimit %llu",
+				 prot == PROT_NONE ? "PROT_NONE" : "readable", gap,
 				 (unsigned long long)limits[l]);
 			check_getattr(what);
 			setrlimit(RLIMIT_STACK, &saved);
@@ -176,6 +185,48 @@ static void check_layouts(void)
 		if (at)
 			munmap(at, page);
 	}
+}
+
+/* the main stack grown by @depth more KiB, then glibc against every backend */
+static __attribute__((noinline)) void check_grown(int depth)
+{
+	volatile char frame[1024];
+
+	frame[0] = (char)depth;
+	if (depth > 0)
+		check_grown(depth - 1);
+	else
+		check_getattr("after the stack grew by 1 MiB");
+	frame[1] = frame[0];
+}
+
+/*
+ * An unlimited RLIMIT_STACK at exec: the kernel lays the mappings out
+ * bottom-up (mmap_is_legacy()), and glibc's and the library's answers
+ * must still agree there: this program again, exec'd so, in a child.
+ */
+static void check_exec_unlimited(const char *self)
+{
+	struct rlimit rl;
+	pid_t pid;
+	int status;
+
+	getrlimit(RLIMIT_STACK, &rl);
+	if (rl.rlim_max != RLIM_INFINITY) {
+		printf("info: no unlimited RLIMIT_STACK to exec with (max %llu)\n",
+		       (unsigned long long)rl.rlim_max);
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		rl.rlim_cur = RLIM_INFINITY;
+		setrlimit(RLIMIT_STACK, &rl);
+		execl(self, self, "--exec-unlimited", (char *)NULL);
+		_exit(127);
+	}
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	      WEXITSTATUS(status) == 0,
+	      "exec'd with an unlimited RLIMIT_STACK: status %#x", status);
 }
 
 /* ---- stackinfo_query_thread(): every backend tells the same ---- */
@@ -282,7 +333,7 @@ static void check_no_file_needed(void)
 	}
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	pthread_t th;
 	void *extra;
@@ -291,8 +342,20 @@ int main(void)
 	if (!n_backends)
 		return t_result();
 	CHECK(stackinfo_backend() == backends[n_backends - 1], "set_backend did not stick");
+	if (argc > 1 && !strcmp(argv[1], "--exec-unlimited")) {
+		struct rlimit rl;
+
+		getrlimit(RLIMIT_STACK, &rl);
+		CHECK(rl.rlim_cur == RLIM_INFINITY, "exec'd with RLIMIT_STACK %llu",
+		      (unsigned long long)rl.rlim_cur);
+		check_getattr("exec'd with an unlimited RLIMIT_STACK");
+		check_grown(1024);
+		return t_result();
+	}
 
 	check_layouts();
+	check_grown(1024);
+	check_exec_unlimited(argv[0]);
 	check_no_file_needed();
 
 	pthread_barrier_init(&ready, NULL, 2);
