@@ -34,11 +34,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "benchutil.h"
 #include "libstackinfo.h"
 
 #define PARAM "/sys/module/stackinfo/parameters/"
 #define ROUND_MS 25.0
-#define MAX_TURNS 64
+#define MAX_TURNS BENCH_MAX_FIGURES
 #define MAX_STEPS 32
 
 static int fd = -1, devnull = -1;
@@ -48,14 +49,6 @@ static void die(const char *what)
 {
 	fprintf(stderr, "stackinfo-profile: %s: %s\n", what, strerror(errno));
 	exit(1);
-}
-
-static double now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
 }
 
 /* ---- the ways, one call each, 0 on success ---- */
@@ -108,26 +101,16 @@ static int m_lib(void)
 	return stackinfo_main_stack(&addr, &size);
 }
 
-static int getattr_with(int (*fn)(pthread_t, pthread_attr_t *), pthread_t th)
-{
-	pthread_attr_t attr;
-	int err = fn(th, &attr);
-
-	if (!err)
-		pthread_attr_destroy(&attr);
-	return err;
-}
-
 /* glibc's call about another thread: no maps parse, the floor to beat */
 static int m_glibc_other(void)
 {
-	return getattr_with(pthread_getattr_np, other_th);
+	return bench_getattr(pthread_getattr_np, other_th);
 }
 
 /* what the interposer answers the main thread with */
 static int m_lib_getattr_main(void)
 {
-	return getattr_with(stackinfo_pthread_getattr_np, pthread_self());
+	return bench_getattr(stackinfo_pthread_getattr_np, pthread_self());
 }
 
 /*
@@ -175,30 +158,14 @@ static double round_of(const struct way *w)
 
 	if (w->backend && stackinfo_set_backend(w->backend))
 		return -1;
-	t0 = now_us();
+	t0 = bench_now_us();
 	do {
 		if (w->fn())
 			die(w->name);
 		n++;
-		t = now_us() - t0;
+		t = bench_now_us() - t0;
 	} while (t < ROUND_MS * 1000);
 	return t / n;
-}
-
-static double median(const double *in, int n)
-{
-	double v[MAX_TURNS];
-	int i, j;
-
-	memcpy(v, in, n * sizeof(*v));
-	for (i = 1; i < n; i++)
-		for (j = i; j > 0 && v[j] < v[j - 1]; j--) {
-			double x = v[j];
-
-			v[j] = v[j - 1];
-			v[j - 1] = x;
-		}
-	return n & 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* ---- the module's parameters and the guest's counters ---- */
@@ -382,9 +349,9 @@ static void ways_in_turn(int turns)
 		for (r = 0; r < turns; r++)
 			x[i][r] = us[i][r] / us[0][r];
 		printf("  %-32s %10.2f %10.2f\n", ways[i].name,
-		       median(us[i], turns), median(x[i], turns));
-		printf("WAY,%s,%.4f,%.4f\n", ways[i].name, median(us[i], turns),
-		       median(x[i], turns));
+		       bench_median(us[i], turns), bench_median(x[i], turns));
+		printf("WAY,%s,%.4f,%.4f\n", ways[i].name, bench_median(us[i], turns),
+		       bench_median(x[i], turns));
 	}
 	/* ratios the targets name, each per turn, then the median */
 	{
@@ -407,9 +374,9 @@ static void ways_in_turn(int turns)
 				v[r] = p > 1 ? us[pairs[p].a][r] / us[pairs[p].b][r] :
 					       x[pairs[p].a][r] - x[pairs[p].b][r];
 			printf("  %-32s %10.2f\n", pairs[p].name,
-			       median(v, turns));
+			       bench_median(v, turns));
 			printf("WAYRATIO,%s,%.4f\n", pairs[p].name,
-			       median(v, turns));
+			       bench_median(v, turns));
 		}
 	}
 	stackinfo_set_backend(STACKINFO_BACKEND_MODULE);
@@ -546,11 +513,11 @@ static void churners(int turns)
 			hits = param_ulong("lockfree_hits") - hits;
 			tlb = tlb_shootdowns() - tlb;
 			printf("  %-30s %9.2f %9.2f %12.2f %10lu %10lu %9lu\n",
-			       name, median(q, turns), median(c, turns),
-			       median(ratio, turns), fb, hits, tlb);
+			       name, bench_median(q, turns), bench_median(c, turns),
+			       bench_median(ratio, turns), fb, hits, tlb);
 			printf("CHURN,%d,%s,%.4f,%.4f,%.4f,%lu,%lu,%lu\n", cc,
-			       name, median(q, turns), median(c, turns),
-			       median(ratio, turns), fb, hits, tlb);
+			       name, bench_median(q, turns), bench_median(c, turns),
+			       bench_median(ratio, turns), fb, hits, tlb);
 			if (lf == 2)
 				param_write("lockfree", "Y");
 			if (have_profile && lf == 1 && !profile_read(&after)) {
