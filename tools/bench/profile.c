@@ -13,6 +13,12 @@
  *    turn, each against getppid of its own turn.
  * 2. With a measurement build of the module (STACKINFO_PROFILE=y: the
  *    parameter "profile" exists), the cycles of each step of the query.
+ *    With STACKINFO_PROFILE_BEFORE=PATH (another build's
+ *    libstackinfo-preload.so; tools/bench/profile-run --lib-before REV),
+ *    that interposer's pthread_getattr_np and this tree's
+ *    (STACKINFO_PROFILE_AFTER, default the installed one), each dlopen()ed,
+ *    on the main thread, in the same turns: a library change measured
+ *    before and after in one process.
  * 3. Under churners: quiet against an mmap/munmap loop in a thread of this
  *    process (it shares the mm: it takes mmap_lock for writing and can
  *    shoot down this mm's TLB entries), in another process (its own mm:
@@ -21,6 +27,7 @@
  *    TLB shootdowns and, with the measurement build, the steps under it.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -113,6 +120,46 @@ static int m_lib_getattr_main(void)
 	return bench_getattr(stackinfo_pthread_getattr_np, pthread_self());
 }
 
+/* two builds of the interposer, dlopen()ed: their pthread_getattr_np */
+static bench_getattr_fn preload_before, preload_after;
+
+static int m_preload_before(void)
+{
+	return bench_getattr(preload_before, pthread_self());
+}
+
+static int m_preload_after(void)
+{
+	return bench_getattr(preload_after, pthread_self());
+}
+
+/*
+ * The interposer at @path, dlopen()ed from the main thread (its
+ * constructor knows the main thread so) and past its first calls (the
+ * first is glibc's, the second checks against glibc): NULL if none.
+ */
+static bench_getattr_fn preload_open(const char *path)
+{
+	bench_getattr_fn fn;
+	void *h;
+	int i;
+
+	if (!path || !*path)
+		return NULL;
+	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		fprintf(stderr, "stackinfo-profile: %s\n", dlerror());
+		exit(1);
+	}
+	fn = (bench_getattr_fn)dlsym(h, "pthread_getattr_np");
+	if (!fn)
+		die(path);
+	for (i = 0; i < 3; i++)
+		if (bench_getattr(fn, pthread_self()))
+			die(path);
+	return fn;
+}
+
 /*
  * The kernel's own smallest look at this mm: mincore() of one page of
  * this stack takes mmap_lock for reading, finds the VMA and walks the
@@ -132,21 +179,26 @@ struct way {
 	const char *name;
 	int (*fn)(void);
 	int backend; /* library backend to set first, or 0 */
+	bench_getattr_fn *needs; /* none of it ("-") while this is NULL */
 };
 
 static const struct way ways[] = {
-	{ "getppid (floor)", m_null, 0 },
-	{ "ioctl on /dev/null", m_devnull, 0 },
-	{ "procfs ioctl rejected", m_reject, 0 },
-	{ "query, own thread", m_self, 0 },
-	{ "query, own thread, NO_SP", m_self_no_sp, 0 },
-	{ "lib main stack, module", m_lib, STACKINFO_BACKEND_MODULE },
+	{ "getppid (floor)", m_null, 0, NULL },
+	{ "ioctl on /dev/null", m_devnull, 0, NULL },
+	{ "procfs ioctl rejected", m_reject, 0, NULL },
+	{ "query, own thread", m_self, 0, NULL },
+	{ "query, own thread, NO_SP", m_self_no_sp, 0, NULL },
+	{ "lib main stack, module", m_lib, STACKINFO_BACKEND_MODULE, NULL },
 	{ "lib main stack, PROCMAP_QUERY", m_lib,
-	  STACKINFO_BACKEND_PROCMAP_QUERY },
-	{ "mincore, one stack page", m_mincore, 0 },
-	{ "glibc getattr, other thread", m_glibc_other, 0 },
+	  STACKINFO_BACKEND_PROCMAP_QUERY, NULL },
+	{ "mincore, one stack page", m_mincore, 0, NULL },
+	{ "glibc getattr, other thread", m_glibc_other, 0, NULL },
 	{ "lib getattr, main thread", m_lib_getattr_main,
-	  STACKINFO_BACKEND_MODULE },
+	  STACKINFO_BACKEND_MODULE, NULL },
+	{ "interposed getattr main, before", m_preload_before, 0,
+	  &preload_before },
+	{ "interposed getattr main, after", m_preload_after, 0,
+	  &preload_after },
 };
 
 #define NWAYS ((int)(sizeof(ways) / sizeof(ways[0])))
@@ -156,7 +208,8 @@ static double round_of(const struct way *w)
 	double t0, t;
 	long n = 0;
 
-	if (w->backend && stackinfo_set_backend(w->backend))
+	if ((w->backend && stackinfo_set_backend(w->backend)) ||
+	    (w->needs && !*w->needs))
 		return -1;
 	t0 = bench_now_us();
 	do {
@@ -363,6 +416,9 @@ static void ways_in_turn(int turns)
 			{ "procfs floor - device floor, x getppid", 2, 1 },
 			{ "PROCMAP_QUERY way / module way", 6, 5 },
 			{ "lib getattr main / glibc other", 9, 8 },
+			{ "interposed main, before / glibc other", 10, 8 },
+			{ "interposed main, after / glibc other", 11, 8 },
+			{ "interposed main, after / before", 11, 10 },
 		};
 		double v[MAX_TURNS];
 		size_t p;
@@ -560,6 +616,12 @@ int main(int argc, char **argv)
 		die("/dev/null");
 	if (pthread_create(&other_th, NULL, other_main, NULL))
 		die("pthread_create");
+	preload_before = preload_open(getenv("STACKINFO_PROFILE_BEFORE"));
+	if (preload_before) {
+		const char *after = getenv("STACKINFO_PROFILE_AFTER");
+
+		preload_after = preload_open(after ? after : "/usr/lib/libstackinfo-preload.so");
+	}
 	have_profile = !profile_read(&p);
 	printf("stackinfo-profile: %s build of the module\n",
 	       have_profile ? "measurement (per-step counters)" : "ordinary");
