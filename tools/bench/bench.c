@@ -789,45 +789,104 @@ static void ratios_threads(int n, int have_locked)
 }
 
 /*
+ * libstackinfo's pthread_getattr_np on the main thread, what the
+ * interposer answers with (the same code), on the module: one round of
+ * >= @ms ms, µs per call.
+ */
+static double lib_getattr_round(double ms)
+{
+	double t0, t;
+	long n = 0;
+
+	if (stackinfo_set_backend(STACKINFO_BACKEND_MODULE))
+		die("module backend");
+	t0 = bench_now_us();
+	do {
+		if (bench_getattr(stackinfo_pthread_getattr_np, main_thread))
+			die("stackinfo_pthread_getattr_np");
+		n++;
+		t = bench_now_us() - t0;
+	} while (t < ms * 1000);
+	return t / n;
+}
+
+/*
  * Where the self query's time goes: the floors and the query, one round
  * each in turn, n times; each against getppid within its own turn. The
  * ioctl on /dev/null is any device node's cost, what a misc device for
  * the ioctl could at best bring the rejected ioctl (procfs's) down to.
+ * In the same turns the ways issue 24's targets compare: the library's
+ * main stack on the module and through PROCMAP_QUERY, glibc's call about
+ * another thread and the library's (the interposer's) about the main one.
  */
 static void ratios_floors(int n, int have_locked)
 {
 	static const char *const keys_in_turn[] = {
 		"null", "ioctl_devnull", "ioctl_reject", "ioctl_self",
-		"ioctl_self_locked",
+		"ioctl_self_locked", "lib_module", "lib_procmap", "glibc_other",
+		"lib_getattr_main",
 	};
-	const struct ratio_method *rm[5] = { NULL };
-	double us[5][64], x[5][64];
-	size_t i, j, k = sizeof(keys_in_turn) / sizeof(keys_in_turn[0]);
-	int r;
+#define NTURN ((int)(sizeof(keys_in_turn) / sizeof(keys_in_turn[0])))
+	const struct ratio_method *rm[NTURN] = { NULL };
+	const char *key[NTURN];
+	double us[NTURN][64], x[NTURN][64], v[64];
+	int i, j, k = 0, r, procmap = 1, lm = -1, lp = -1, go = -1, lg = -1;
 
-	for (i = 0; i < k; i++)
-		for (j = 0; j < sizeof(ratio_methods) / sizeof(ratio_methods[0]); j++)
-			if (!strcmp(ratio_methods[j].key, keys_in_turn[i]))
-				rm[i] = &ratio_methods[j];
-	if (!have_locked)
-		k--;
+	/* the module answers the rest; PROCMAP_QUERY only from 6.11 */
+	if (stackinfo_set_backend(STACKINFO_BACKEND_PROCMAP_QUERY))
+		procmap = 0;
+	ratio_backend(M_LIB_MODULE);
+	for (i = 0; i < 3; i++)	/* past glibc's first call and the check */
+		lib_getattr_round(0);
+	for (i = 0; i < NTURN; i++) {
+		if ((!have_locked && !strcmp(keys_in_turn[i], "ioctl_self_locked")) ||
+		    (!procmap && !strcmp(keys_in_turn[i], "lib_procmap")))
+			continue;
+		key[k] = keys_in_turn[i];
+		rm[k] = NULL;
+		for (j = 0; j < NELEM(ratio_methods); j++)
+			if (!strcmp(ratio_methods[j].key, key[k]))
+				rm[k] = &ratio_methods[j];
+		k++;
+	}
 	for (r = 0; r < n; r++)
 		for (i = 0; i < k; i++) {
 			/* rotate the order each turn, so drift favours none */
-			size_t m = (i + r) % k;
+			int m = (i + r) % k;
 
-			us[m][r] = ratio_round(rm[m]);
+			if (rm[m] && ratio_backend(rm[m]->m))
+				die(rm[m]->name);
+			us[m][r] = rm[m] ? ratio_round(rm[m]) : lib_getattr_round(ROUND_MS);
 		}
+	ratio_backend(M_LIB_MODULE);
 	printf("\nWhere the self query's time goes: one round of each in turn, medians of %d turns\n", n);
 	printf("  %-26s %10s %14s\n", "method", "µs/call", "x getppid");
 	for (i = 0; i < k; i++) {
+		const char *name = rm[i] ? rm[i]->name : "lib getattr main";
+
 		for (r = 0; r < n; r++)
 			x[i][r] = us[i][r] / us[0][r];
-		printf("  %-26s %10.2f %14.2f\n", rm[i]->name, bench_median(us[i], n),
+		printf("  %-26s %10.2f %14.2f\n", name, bench_median(us[i], n),
 		       bench_median(x[i], n));
-		printf("RATIO,floors,%s,%.4f,%.4f\n", rm[i]->key, bench_median(us[i], n),
+		printf("RATIO,floors,%s,%.4f,%.4f\n", key[i], bench_median(us[i], n),
 		       bench_median(x[i], n));
+		lm = strcmp(key[i], "lib_module") ? lm : i;
+		lp = strcmp(key[i], "lib_procmap") ? lp : i;
+		go = strcmp(key[i], "glibc_other") ? go : i;
+		lg = strcmp(key[i], "lib_getattr_main") ? lg : i;
 	}
+	/* issue 24's two ratios between ways, each per turn, then the median */
+	if (lp >= 0) {
+		for (r = 0; r < n; r++)
+			v[r] = us[lp][r] / us[lm][r];
+		printf("  %-40s %10.2f\n", "lib procmap_query / lib module", bench_median(v, n));
+		printf("RATIO,pair,procmap_over_module,%.4f\n", bench_median(v, n));
+	}
+	for (r = 0; r < n; r++)
+		v[r] = us[lg][r] / us[go][r];
+	printf("  %-40s %10.2f\n", "lib getattr main / glibc getattr other", bench_median(v, n));
+	printf("RATIO,pair,getattr_main_over_glibc_other,%.4f\n", bench_median(v, n));
+#undef NTURN
 	fflush(stdout);
 }
 
