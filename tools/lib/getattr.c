@@ -305,12 +305,12 @@ static int si_descr_sched(pthread_t th, int *policy, int *prio)
  * (then the kernel's policy at that moment, and "set" flags in the attr
  * that pthread_create() heeds: the interposer, which sees the three calls
  * but not the mutex, sends the main thread's calls to glibc after one of
- * them). Read without glibc's lock: every state glibc can
- * store with SCHED_OTHER has priority 0 (the kernel refuses any other), so
- * a read that races a writer and sees SCHED_OTHER/0 sees a state glibc
- * could have answered; any other pair goes to glibc. Where glibc does not
- * publish the fields (a static binary), the kernel's policy stands in:
- * not SCHED_OTHER, glibc's descriptor may hold it.
+ * them). Read without glibc's lock: every state glibc can store with
+ * SCHED_OTHER has priority 0 (the kernel refuses any other), so a read that
+ * races a writer and sees SCHED_OTHER/0 sees a state glibc could have
+ * answered; any other pair goes to glibc. Where glibc does not publish the
+ * fields (a static binary), the kernel's policy stands in: not
+ * SCHED_OTHER, glibc's descriptor may hold it.
  */
 static bool si_sched_default(pthread_t th)
 {
