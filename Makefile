@@ -177,13 +177,16 @@ $(B)/bin/stackinfo: tools/stackinfo/stackinfo.c $(LIB_A) $(LIB_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) $(LDLIBS)
 
-$(B)/bin/stackinfo-bench: tools/bench/bench.c $(LIB_A) $(LIB_HDRS)
-	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) $(LDLIBS)
+# what stackinfo-bench and stackinfo-profile share
+BENCH_UTIL := tools/bench/benchutil.c tools/bench/benchutil.h
 
-$(B)/bin/stackinfo-profile: tools/bench/profile.c $(LIB_A) $(LIB_HDRS)
+$(B)/bin/stackinfo-bench: tools/bench/bench.c $(BENCH_UTIL) $(LIB_A) $(LIB_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -o $@ $< tools/bench/benchutil.c $(LIB_A) $(LDLIBS)
+
+$(B)/bin/stackinfo-profile: tools/bench/profile.c $(BENCH_UTIL) $(LIB_A) $(LIB_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $< tools/bench/benchutil.c $(LIB_A) $(LDLIBS)
 
 $(B)/bin/stackinfo-demo: tools/demo/stackinfo-demo.c $(UAPI)
 	@mkdir -p $(@D)

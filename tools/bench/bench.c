@@ -41,6 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "benchutil.h"
 #include "libstackinfo.h"
 
 #define PRELOAD "/usr/lib/libstackinfo-preload.so"
@@ -85,14 +86,6 @@ static pthread_t main_thread;
 static pid_t other_tid;
 static double result[M_NR];
 
-static double now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
 static void die(const char *what)
 {
 	fprintf(stderr, "stackinfo-bench: %s: %s\n", what, strerror(errno));
@@ -100,16 +93,6 @@ static void die(const char *what)
 }
 
 /* ---- the methods: one call each, 0 on success ---- */
-
-static int getattr(pthread_t th)
-{
-	pthread_attr_t attr;
-	int err = pthread_getattr_np(th, &attr);
-
-	if (!err)
-		pthread_attr_destroy(&attr);
-	return err;
-}
 
 static int lib_main_stack(void)
 {
@@ -180,10 +163,10 @@ static int call(enum method m)
 		return ioctl_reject();
 	case M_GLIBC_MAIN:
 	case M_INTERPOSED_MAIN:
-		return getattr(main_thread);
+		return bench_getattr(pthread_getattr_np, main_thread);
 	case M_GLIBC_OTHER:
 	case M_INTERPOSED_OTHER:
-		return getattr(pthread_self());
+		return bench_getattr(pthread_getattr_np, pthread_self());
 	case M_LIB_MODULE:
 	case M_LIB_PROCMAP:
 	case M_LIB_MAPS:
@@ -212,12 +195,12 @@ static double measure(enum method m)
 
 	for (r = 0; r < rounds; r++) {
 		n = 0;
-		t0 = now_us();
+		t0 = bench_now_us();
 		do {
 			if (call(m))
 				die(names[m]);
 			n++;
-			t = now_us() - t0;
+			t = bench_now_us() - t0;
 		} while (t < 20000 && n < 2000);
 		v[r] = t / n;
 	}
@@ -234,38 +217,16 @@ static double measure(enum method m)
 /* One round of @m on this thread: µs per call over >= @ms ms. */
 static double timed_round(enum method m, double ms)
 {
-	double t0 = now_us(), t;
+	double t0 = bench_now_us(), t;
 	long n = 0;
 
 	do {
 		if (call(m))
 			die(names[m]);
 		n++;
-		t = now_us() - t0;
+		t = bench_now_us() - t0;
 	} while (t < ms * 1000);
 	return t / n;
-}
-
-static void sort(double *v, int n)
-{
-	int i, j;
-
-	for (i = 1; i < n; i++)
-		for (j = i; j > 0 && v[j] < v[j - 1]; j--) {
-			double x = v[j];
-
-			v[j] = v[j - 1];
-			v[j - 1] = x;
-		}
-}
-
-static double median(const double *in, int n)
-{
-	double v[64];
-
-	memcpy(v, in, n * sizeof(*v));
-	sort(v, n);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* ---- the other thread: parks, and measures what needs to run on it ---- */
@@ -519,10 +480,10 @@ static double time_sweep(int (*fn)(void))
 	int r, i, j;
 
 	for (r = 0; r < rounds; r++) {
-		t0 = now_us();
+		t0 = bench_now_us();
 		if (fn())
 			die("sweep");
-		v[r] = now_us() - t0;
+		v[r] = bench_now_us() - t0;
 	}
 	for (i = 1; i < rounds; i++)
 		for (j = i; j > 0 && v[j] < v[j - 1]; j--) {
@@ -733,10 +694,10 @@ static void ratios_churn(int n, int have_locked)
 			ratio[r] = q[r] / c[r];
 		}
 		printf("  %-26s %10.2f %10.2f %18.2f %10ld\n", rm->name,
-		       median(q, n), median(c, n), median(ratio, n),
+		       bench_median(q, n), bench_median(c, n), bench_median(ratio, n),
 		       churn_ops - ops);
-		printf("RATIO,churn,%s,%.4f,%.4f,%.4f\n", rm->key, median(q, n),
-		       median(c, n), median(ratio, n));
+		printf("RATIO,churn,%s,%.4f,%.4f,%.4f\n", rm->key, bench_median(q, n),
+		       bench_median(c, n), bench_median(ratio, n));
 	}
 	churn_to(2);
 	pthread_join(th, NULL);
@@ -813,11 +774,12 @@ static void ratios_threads(int n, int have_locked)
 			rb[r] = one[r] / b[r];
 		}
 		printf("  %-26s %10.2f %10.2f %10.2f %14.2f\n", rm->name,
-		       median(one, n), median(a, n), median(b, n),
-		       median(ra, n) < median(rb, n) ? median(ra, n) : median(rb, n));
+		       bench_median(one, n), bench_median(a, n), bench_median(b, n),
+		       bench_median(ra, n) < bench_median(rb, n) ? bench_median(ra, n) :
+								    bench_median(rb, n));
 		printf("RATIO,threads,%s,%.4f,%.4f,%.4f,%.4f,%.4f\n", rm->key,
-		       median(one, n), median(a, n), median(b, n), median(ra, n),
-		       median(rb, n));
+		       bench_median(one, n), bench_median(a, n), bench_median(b, n),
+		       bench_median(ra, n), bench_median(rb, n));
 	}
 	par_method = NULL;
 	pthread_barrier_wait(&par_go);
@@ -827,45 +789,104 @@ static void ratios_threads(int n, int have_locked)
 }
 
 /*
+ * libstackinfo's pthread_getattr_np on the main thread, what the
+ * interposer answers with (the same code), on the module: one round of
+ * >= @ms ms, µs per call.
+ */
+static double lib_getattr_round(double ms)
+{
+	double t0, t;
+	long n = 0;
+
+	if (stackinfo_set_backend(STACKINFO_BACKEND_MODULE))
+		die("module backend");
+	t0 = bench_now_us();
+	do {
+		if (bench_getattr(stackinfo_pthread_getattr_np, main_thread))
+			die("stackinfo_pthread_getattr_np");
+		n++;
+		t = bench_now_us() - t0;
+	} while (t < ms * 1000);
+	return t / n;
+}
+
+/*
  * Where the self query's time goes: the floors and the query, one round
  * each in turn, n times; each against getppid within its own turn. The
  * ioctl on /dev/null is any device node's cost, what a misc device for
  * the ioctl could at best bring the rejected ioctl (procfs's) down to.
+ * In the same turns the ways issue 24's targets compare: the library's
+ * main stack on the module and through PROCMAP_QUERY, glibc's call about
+ * another thread and the library's (the interposer's) about the main one.
  */
 static void ratios_floors(int n, int have_locked)
 {
 	static const char *const keys_in_turn[] = {
 		"null", "ioctl_devnull", "ioctl_reject", "ioctl_self",
-		"ioctl_self_locked",
+		"ioctl_self_locked", "lib_module", "lib_procmap", "glibc_other",
+		"lib_getattr_main",
 	};
-	const struct ratio_method *rm[5] = { NULL };
-	double us[5][64], x[5][64];
-	size_t i, j, k = sizeof(keys_in_turn) / sizeof(keys_in_turn[0]);
-	int r;
+#define NTURN ((int)(sizeof(keys_in_turn) / sizeof(keys_in_turn[0])))
+	const struct ratio_method *rm[NTURN] = { NULL };
+	const char *key[NTURN];
+	double us[NTURN][64], x[NTURN][64], v[64];
+	int i, j, k = 0, r, procmap = 1, lm = -1, lp = -1, go = -1, lg = -1;
 
-	for (i = 0; i < k; i++)
-		for (j = 0; j < sizeof(ratio_methods) / sizeof(ratio_methods[0]); j++)
-			if (!strcmp(ratio_methods[j].key, keys_in_turn[i]))
-				rm[i] = &ratio_methods[j];
-	if (!have_locked)
-		k--;
+	/* the module answers the rest; PROCMAP_QUERY only from 6.11 */
+	if (stackinfo_set_backend(STACKINFO_BACKEND_PROCMAP_QUERY))
+		procmap = 0;
+	ratio_backend(M_LIB_MODULE);
+	for (i = 0; i < 3; i++)	/* past glibc's first call and the check */
+		lib_getattr_round(0);
+	for (i = 0; i < NTURN; i++) {
+		if ((!have_locked && !strcmp(keys_in_turn[i], "ioctl_self_locked")) ||
+		    (!procmap && !strcmp(keys_in_turn[i], "lib_procmap")))
+			continue;
+		key[k] = keys_in_turn[i];
+		rm[k] = NULL;
+		for (j = 0; j < NELEM(ratio_methods); j++)
+			if (!strcmp(ratio_methods[j].key, key[k]))
+				rm[k] = &ratio_methods[j];
+		k++;
+	}
 	for (r = 0; r < n; r++)
 		for (i = 0; i < k; i++) {
 			/* rotate the order each turn, so drift favours none */
-			size_t m = (i + r) % k;
+			int m = (i + r) % k;
 
-			us[m][r] = ratio_round(rm[m]);
+			if (rm[m] && ratio_backend(rm[m]->m))
+				die(rm[m]->name);
+			us[m][r] = rm[m] ? ratio_round(rm[m]) : lib_getattr_round(ROUND_MS);
 		}
+	ratio_backend(M_LIB_MODULE);
 	printf("\nWhere the self query's time goes: one round of each in turn, medians of %d turns\n", n);
 	printf("  %-26s %10s %14s\n", "method", "µs/call", "x getppid");
 	for (i = 0; i < k; i++) {
+		const char *name = rm[i] ? rm[i]->name : "lib getattr main";
+
 		for (r = 0; r < n; r++)
 			x[i][r] = us[i][r] / us[0][r];
-		printf("  %-26s %10.2f %14.2f\n", rm[i]->name, median(us[i], n),
-		       median(x[i], n));
-		printf("RATIO,floors,%s,%.4f,%.4f\n", rm[i]->key, median(us[i], n),
-		       median(x[i], n));
+		printf("  %-26s %10.2f %14.2f\n", name, bench_median(us[i], n),
+		       bench_median(x[i], n));
+		printf("RATIO,floors,%s,%.4f,%.4f\n", key[i], bench_median(us[i], n),
+		       bench_median(x[i], n));
+		lm = strcmp(key[i], "lib_module") ? lm : i;
+		lp = strcmp(key[i], "lib_procmap") ? lp : i;
+		go = strcmp(key[i], "glibc_other") ? go : i;
+		lg = strcmp(key[i], "lib_getattr_main") ? lg : i;
 	}
+	/* issue 24's two ratios between ways, each per turn, then the median */
+	if (lp >= 0) {
+		for (r = 0; r < n; r++)
+			v[r] = us[lp][r] / us[lm][r];
+		printf("  %-40s %10.2f\n", "lib procmap_query / lib module", bench_median(v, n));
+		printf("RATIO,pair,procmap_over_module,%.4f\n", bench_median(v, n));
+	}
+	for (r = 0; r < n; r++)
+		v[r] = us[lg][r] / us[go][r];
+	printf("  %-40s %10.2f\n", "lib getattr main / glibc getattr other", bench_median(v, n));
+	printf("RATIO,pair,getattr_main_over_glibc_other,%.4f\n", bench_median(v, n));
+#undef NTURN
 	fflush(stdout);
 }
 
@@ -1006,14 +1027,14 @@ static void reap(pid_t pid)
 
 static double fn_round(int (*fn)(void), double ms)
 {
-	double t0 = now_us(), t;
+	double t0 = bench_now_us(), t;
 	long n = 0;
 
 	do {
 		if (fn())
 			die("foreign");
 		n++;
-		t = now_us() - t0;
+		t = bench_now_us() - t0;
 	} while (t < ms * 1000);
 	return t / n;
 }
@@ -1046,14 +1067,14 @@ static void run_turns(const char *kind, const char *base, const struct turn_meth
 			x[r] = us[i][r] / us[0][r];
 			v[r] = tm[i].vs > 0 ? us[i][r] / us[tm[i].vs][r] : 0;
 		}
-		printf("  %-42s %10.2f %12.2f %14.2f", tm[i].name, median(us[i], n),
-		       median(us[i], n) / (tm[i].per_thread ? threads : 1), median(x, n));
+		printf("  %-42s %10.2f %12.2f %14.2f", tm[i].name, bench_median(us[i], n),
+		       bench_median(us[i], n) / (tm[i].per_thread ? threads : 1), bench_median(x, n));
 		if (tm[i].vs > 0)
-			printf(" %14.3g  (x %s)", median(v, n), tm[tm[i].vs].key);
-		printf("\nRATIO,%s,%s,%.4f,%.4f", kind, tm[i].key, median(us[i], n),
-		       median(x, n));
+			printf(" %14.3g  (x %s)", bench_median(v, n), tm[tm[i].vs].key);
+		printf("\nRATIO,%s,%s,%.4f,%.4f", kind, tm[i].key, bench_median(us[i], n),
+		       bench_median(x, n));
 		if (has_vs && tm[i].vs > 0)
-			printf(",%.6g", median(v, n));
+			printf(",%.6g", bench_median(v, n));
 		printf(has_vs && tm[i].vs <= 0 ? ",\n" : "\n");
 	}
 	fflush(stdout);

@@ -13,6 +13,12 @@
  *    turn, each against getppid of its own turn.
  * 2. With a measurement build of the module (STACKINFO_PROFILE=y: the
  *    parameter "profile" exists), the cycles of each step of the query.
+ *    With STACKINFO_PROFILE_BEFORE=PATH (another build's
+ *    libstackinfo-preload.so; tools/bench/profile-run --lib-before REV),
+ *    that interposer's pthread_getattr_np and this tree's
+ *    (STACKINFO_PROFILE_AFTER, default the installed one), each dlopen()ed,
+ *    on the main thread, in the same turns: a library change measured
+ *    before and after in one process.
  * 3. Under churners: quiet against an mmap/munmap loop in a thread of this
  *    process (it shares the mm: it takes mmap_lock for writing and can
  *    shoot down this mm's TLB entries), in another process (its own mm:
@@ -21,6 +27,7 @@
  *    TLB shootdowns and, with the measurement build, the steps under it.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -34,11 +41,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "benchutil.h"
 #include "libstackinfo.h"
 
 #define PARAM "/sys/module/stackinfo/parameters/"
 #define ROUND_MS 25.0
-#define MAX_TURNS 64
+#define MAX_TURNS BENCH_MAX_FIGURES
 #define MAX_STEPS 32
 
 static int fd = -1, devnull = -1;
@@ -48,14 +56,6 @@ static void die(const char *what)
 {
 	fprintf(stderr, "stackinfo-profile: %s: %s\n", what, strerror(errno));
 	exit(1);
-}
-
-static double now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
 }
 
 /* ---- the ways, one call each, 0 on success ---- */
@@ -108,26 +108,76 @@ static int m_lib(void)
 	return stackinfo_main_stack(&addr, &size);
 }
 
-static int getattr_with(int (*fn)(pthread_t, pthread_attr_t *), pthread_t th)
-{
-	pthread_attr_t attr;
-	int err = fn(th, &attr);
-
-	if (!err)
-		pthread_attr_destroy(&attr);
-	return err;
-}
-
 /* glibc's call about another thread: no maps parse, the floor to beat */
 static int m_glibc_other(void)
 {
-	return getattr_with(pthread_getattr_np, other_th);
+	return bench_getattr(pthread_getattr_np, other_th);
 }
 
 /* what the interposer answers the main thread with */
 static int m_lib_getattr_main(void)
 {
-	return getattr_with(stackinfo_pthread_getattr_np, pthread_self());
+	return bench_getattr(stackinfo_pthread_getattr_np, pthread_self());
+}
+
+/*
+ * What glibc's call about another thread does besides copying fields
+ * (nptl/pthread_getattr_np.c): an attr, the CPU set read in 32 bytes
+ * (sched_getaffinity) and copied into it. The library's call does the
+ * same for the main thread, around its query.
+ */
+static int m_cpuset(void)
+{
+	uint64_t set[32 / sizeof(uint64_t)];
+	pthread_attr_t attr;
+	int err = pthread_attr_init(&attr);
+
+	if (!err)
+		err = pthread_getaffinity_np(pthread_self(), sizeof(set), (cpu_set_t *)set);
+	if (!err)
+		err = pthread_attr_setaffinity_np(&attr, sizeof(set), (cpu_set_t *)set);
+	pthread_attr_destroy(&attr);
+	return err;
+}
+
+/* two builds of the interposer, dlopen()ed: their pthread_getattr_np */
+static bench_getattr_fn preload_before, preload_after;
+
+static int m_preload_before(void)
+{
+	return bench_getattr(preload_before, pthread_self());
+}
+
+static int m_preload_after(void)
+{
+	return bench_getattr(preload_after, pthread_self());
+}
+
+/*
+ * The interposer at @path, dlopen()ed from the main thread (its
+ * constructor knows the main thread so) and past its first calls (the
+ * first is glibc's, the second checks against glibc): NULL if none.
+ */
+static bench_getattr_fn preload_open(const char *path)
+{
+	bench_getattr_fn fn;
+	void *h;
+	int i;
+
+	if (!path || !*path)
+		return NULL;
+	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		fprintf(stderr, "stackinfo-profile: %s\n", dlerror());
+		exit(1);
+	}
+	fn = (bench_getattr_fn)dlsym(h, "pthread_getattr_np");
+	if (!fn)
+		die(path);
+	for (i = 0; i < 3; i++)
+		if (bench_getattr(fn, pthread_self()))
+			die(path);
+	return fn;
 }
 
 /*
@@ -149,21 +199,27 @@ struct way {
 	const char *name;
 	int (*fn)(void);
 	int backend; /* library backend to set first, or 0 */
+	bench_getattr_fn *needs; /* none of it ("-") while this is NULL */
 };
 
 static const struct way ways[] = {
-	{ "getppid (floor)", m_null, 0 },
-	{ "ioctl on /dev/null", m_devnull, 0 },
-	{ "procfs ioctl rejected", m_reject, 0 },
-	{ "query, own thread", m_self, 0 },
-	{ "query, own thread, NO_SP", m_self_no_sp, 0 },
-	{ "lib main stack, module", m_lib, STACKINFO_BACKEND_MODULE },
+	{ "getppid (floor)", m_null, 0, NULL },
+	{ "ioctl on /dev/null", m_devnull, 0, NULL },
+	{ "procfs ioctl rejected", m_reject, 0, NULL },
+	{ "query, own thread", m_self, 0, NULL },
+	{ "query, own thread, NO_SP", m_self_no_sp, 0, NULL },
+	{ "lib main stack, module", m_lib, STACKINFO_BACKEND_MODULE, NULL },
 	{ "lib main stack, PROCMAP_QUERY", m_lib,
-	  STACKINFO_BACKEND_PROCMAP_QUERY },
-	{ "mincore, one stack page", m_mincore, 0 },
-	{ "glibc getattr, other thread", m_glibc_other, 0 },
+	  STACKINFO_BACKEND_PROCMAP_QUERY, NULL },
+	{ "mincore, one stack page", m_mincore, 0, NULL },
+	{ "glibc getattr, other thread", m_glibc_other, 0, NULL },
 	{ "lib getattr, main thread", m_lib_getattr_main,
-	  STACKINFO_BACKEND_MODULE },
+	  STACKINFO_BACKEND_MODULE, NULL },
+	{ "interposed getattr main, before", m_preload_before, 0,
+	  &preload_before },
+	{ "interposed getattr main, after", m_preload_after, 0,
+	  &preload_after },
+	{ "CPU set into an attr (getaffinity)", m_cpuset, 0, NULL },
 };
 
 #define NWAYS ((int)(sizeof(ways) / sizeof(ways[0])))
@@ -173,32 +229,17 @@ static double round_of(const struct way *w)
 	double t0, t;
 	long n = 0;
 
-	if (w->backend && stackinfo_set_backend(w->backend))
+	if ((w->backend && stackinfo_set_backend(w->backend)) ||
+	    (w->needs && !*w->needs))
 		return -1;
-	t0 = now_us();
+	t0 = bench_now_us();
 	do {
 		if (w->fn())
 			die(w->name);
 		n++;
-		t = now_us() - t0;
+		t = bench_now_us() - t0;
 	} while (t < ROUND_MS * 1000);
 	return t / n;
-}
-
-static double median(const double *in, int n)
-{
-	double v[MAX_TURNS];
-	int i, j;
-
-	memcpy(v, in, n * sizeof(*v));
-	for (i = 1; i < n; i++)
-		for (j = i; j > 0 && v[j] < v[j - 1]; j--) {
-			double x = v[j];
-
-			v[j] = v[j - 1];
-			v[j - 1] = x;
-		}
-	return n & 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* ---- the module's parameters and the guest's counters ---- */
@@ -382,9 +423,9 @@ static void ways_in_turn(int turns)
 		for (r = 0; r < turns; r++)
 			x[i][r] = us[i][r] / us[0][r];
 		printf("  %-32s %10.2f %10.2f\n", ways[i].name,
-		       median(us[i], turns), median(x[i], turns));
-		printf("WAY,%s,%.4f,%.4f\n", ways[i].name, median(us[i], turns),
-		       median(x[i], turns));
+		       bench_median(us[i], turns), bench_median(x[i], turns));
+		printf("WAY,%s,%.4f,%.4f\n", ways[i].name, bench_median(us[i], turns),
+		       bench_median(x[i], turns));
 	}
 	/* ratios the targets name, each per turn, then the median */
 	{
@@ -396,7 +437,12 @@ static void ways_in_turn(int turns)
 			{ "procfs floor - device floor, x getppid", 2, 1 },
 			{ "PROCMAP_QUERY way / module way", 6, 5 },
 			{ "lib getattr main / glibc other", 9, 8 },
+			{ "interposed main, before / glibc other", 10, 8 },
+			{ "interposed main, after / glibc other", 11, 8 },
+			{ "interposed main, after / before", 11, 10 },
 		};
+		/* the library's call less its query and less the CPU set */
+		double rest[MAX_TURNS];
 		double v[MAX_TURNS];
 		size_t p;
 
@@ -407,10 +453,16 @@ static void ways_in_turn(int turns)
 				v[r] = p > 1 ? us[pairs[p].a][r] / us[pairs[p].b][r] :
 					       x[pairs[p].a][r] - x[pairs[p].b][r];
 			printf("  %-32s %10.2f\n", pairs[p].name,
-			       median(v, turns));
+			       bench_median(v, turns));
 			printf("WAYRATIO,%s,%.4f\n", pairs[p].name,
-			       median(v, turns));
+			       bench_median(v, turns));
 		}
+		for (r = 0; r < turns; r++)
+			rest[r] = x[9][r] - x[5][r] - x[12][r];
+		printf("  %-32s %10.2f\n", "lib getattr main - lib main stack - CPU set, x getppid",
+		       bench_median(rest, turns));
+		printf("WAYRATIO,lib getattr main - lib main stack - CPU set x getppid,%.4f\n",
+		       bench_median(rest, turns));
 	}
 	stackinfo_set_backend(STACKINFO_BACKEND_MODULE);
 	if (have_profile && !profile_read(&after)) {
@@ -546,11 +598,11 @@ static void churners(int turns)
 			hits = param_ulong("lockfree_hits") - hits;
 			tlb = tlb_shootdowns() - tlb;
 			printf("  %-30s %9.2f %9.2f %12.2f %10lu %10lu %9lu\n",
-			       name, median(q, turns), median(c, turns),
-			       median(ratio, turns), fb, hits, tlb);
+			       name, bench_median(q, turns), bench_median(c, turns),
+			       bench_median(ratio, turns), fb, hits, tlb);
 			printf("CHURN,%d,%s,%.4f,%.4f,%.4f,%lu,%lu,%lu\n", cc,
-			       name, median(q, turns), median(c, turns),
-			       median(ratio, turns), fb, hits, tlb);
+			       name, bench_median(q, turns), bench_median(c, turns),
+			       bench_median(ratio, turns), fb, hits, tlb);
 			if (lf == 2)
 				param_write("lockfree", "Y");
 			if (have_profile && lf == 1 && !profile_read(&after)) {
@@ -593,6 +645,12 @@ int main(int argc, char **argv)
 		die("/dev/null");
 	if (pthread_create(&other_th, NULL, other_main, NULL))
 		die("pthread_create");
+	preload_before = preload_open(getenv("STACKINFO_PROFILE_BEFORE"));
+	if (preload_before) {
+		const char *after = getenv("STACKINFO_PROFILE_AFTER");
+
+		preload_after = preload_open(after ? after : "/usr/lib/libstackinfo-preload.so");
+	}
 	have_profile = !profile_read(&p);
 	printf("stackinfo-profile: %s build of the module\n",
 	       have_profile ? "measurement (per-step counters)" : "ordinary");

@@ -16,6 +16,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -68,6 +69,32 @@ static void si_set_main(void)
 	__atomic_store_n(&si_main_known, true, __ATOMIC_RELEASE);
 }
 
+/*
+ * Where in glibc's struct pthread a field lies, as glibc publishes it for
+ * libthread_db (nptl_db/structs.def: a 32-bit field's description is its
+ * size in bits, its count and its offset). GLIBC_PRIVATE symbols, so
+ * looked up at run time, never linked against; a static binary has none
+ * to look up. -1 when not found or not a single 32-bit field inside
+ * the struct. Looked up by the constructor: dlsym() takes the dynamic
+ * linker's lock, which a child forked while another thread held it
+ * would find held for good.
+ */
+static int si_descr_offset(const char *name)
+{
+	const uint32_t *size = dlsym(RTLD_DEFAULT, "_thread_db_sizeof_pthread");
+	const uint32_t *d = dlsym(RTLD_DEFAULT, name);
+
+	if (!size || !d || d[0] != 32 || d[1] != 1 || d[2] > *size - sizeof(int))
+		return -1;
+	return (int)d[2];
+}
+
+/* the offsets of glibc's descriptor's policy and priority, or -1 */
+static int si_policy_off = -1, si_prio_off = -1;
+
+typedef int (*si_getattr_fn)(pthread_t, pthread_attr_t *);
+static si_getattr_fn si_glibc_getattr(void);
+
 __attribute__((constructor)) static void si_getattr_init(void)
 {
 	uint64_t lse = (uintptr_t)__libc_stack_end;
@@ -82,6 +109,10 @@ __attribute__((constructor)) static void si_getattr_init(void)
 		si_set_main();
 	if (check && !strcmp(check, "first"))
 		si_probe = SI_PROBE_CHECK;
+	si_policy_off = si_descr_offset("_thread_db_pthread_schedpolicy");
+	si_prio_off = si_descr_offset("_thread_db_pthread_schedparam_sched_priority");
+	/* and glibc's function, for the same reason */
+	si_glibc_getattr();
 }
 
 SI_EXPORT void stackinfo_glibc_main_stack(uint64_t stack_end, uint64_t vma_end,
@@ -198,19 +229,97 @@ void si_note_sched_call(pthread_t thread)
 }
 
 /*
- * glibc copies its descriptor's policy and priority into the attr. For the
- * initial thread they are SCHED_OTHER/0 until the program asks or sets
- * them through pthread_getschedparam(), _setschedparam() or _setschedprio()
- * (then the kernel's, with flags in the attr that pthread_create() heeds);
- * the library cannot read that descriptor. It builds SCHED_OTHER/0, which
- * is right while the kernel's policy is SCHED_OTHER (priority 0 by rule)
- * and the interposer saw none of those calls; any other case is glibc's.
- * sched_getscheduler() is the kernel's, with no side effect on glibc.
+ * The interposer saw pthread_detach() or thrd_detach() succeed on the main
+ * thread, or the check saw glibc's answer say so: glibc's descriptor says
+ * "detached" for good (nothing joins a thread back), and its
+ * pthread_getattr_np() reports PTHREAD_CREATE_DETACHED from then on.
+ */
+static bool si_main_detached;
+
+void si_note_detach(pthread_t thread)
+{
+	if (!__atomic_load_n(&si_main_known, __ATOMIC_ACQUIRE))
+		/* it may have been the main thread: glibc answers it from now on */
+		__atomic_store_n(&si_sched_touched, true, __ATOMIC_RELEASE);
+	else if (pthread_equal(thread, si_main_thread))
+		__atomic_store_n(&si_main_detached, true, __ATOMIC_RELEASE);
+}
+
+/*
+ * Is the calling thread detached, as glibc's descriptor says? glibc's
+ * joins look at that first: a join of oneself fails with EINVAL when
+ * detached and EDEADLK when not, and touches nothing, once cancellation is
+ * off (with a cancel pending it would go on to wait, and act on it). No
+ * syscall. 1, 0, or -1 when glibc says neither.
+ */
+static int si_self_detached(void)
+{
+	const struct timespec past = { 0, 0 };
+	int old, ret;
+
+	if (pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old))
+		return -1;
+	ret = pthread_timedjoin_np(pthread_self(), NULL, &past);
+	pthread_setcancelstate(old, NULL);
+	return ret == EINVAL ? 1 : ret == EDEADLK ? 0 : -1;
+}
+
+/*
+ * The main thread's detach state, asked by @th's caller: its own from
+ * glibc; another thread's as the interposer, the check or the main
+ * thread's own calls saw it (detached stays so). The linked library sees
+ * no pthread_detach(): a detach that neither the check nor a call of the
+ * main thread's own came after reads as joinable to another thread. Not
+ * handed to glibc: its call about another thread holds that thread's
+ * descriptor lock throughout its maps parse, and a child the main thread
+ * fork()s meanwhile finds it held for good (lib_fork).
+ */
+static int si_detach_state(pthread_t th)
+{
+	int self;
+
+	if (pthread_equal(th, pthread_self())) {
+		self = si_self_detached();
+		if (self > 0)
+			__atomic_store_n(&si_main_detached, true, __ATOMIC_RELEASE);
+		return self;
+	}
+	return __atomic_load_n(&si_main_detached, __ATOMIC_ACQUIRE);
+}
+
+static int si_descr_sched(pthread_t th, int *policy, int *prio)
+{
+	if (si_policy_off < 0 || si_prio_off < 0)
+		return -ENOENT;
+	*policy = __atomic_load_n((int *)((char *)th + si_policy_off), __ATOMIC_RELAXED);
+	*prio = __atomic_load_n((int *)((char *)th + si_prio_off), __ATOMIC_RELAXED);
+	return 0;
+}
+
+/*
+ * glibc copies its descriptor's policy and priority into the attr (under
+ * the descriptor's lock). The library builds SCHED_OTHER/0 and answers
+ * only where the descriptor holds that: SCHED_OTHER/0 until the program
+ * asks or sets them through pthread_getschedparam(), _setschedparam() or
+ * _setschedprio(), or locks a PTHREAD_PRIO_PROTECT mutex on that thread
+ * (then the kernel's policy at that moment, and "set" flags in the attr
+ * that pthread_create() heeds: the interposer, which sees the three calls
+ * but not the mutex, sends the main thread's calls to glibc after one of
+ * them). Read without glibc's lock: every state glibc can store with
+ * SCHED_OTHER has priority 0 (the kernel refuses any other), so a read that
+ * races a writer and sees SCHED_OTHER/0 sees a state glibc could have
+ * answered; any other pair goes to glibc. Where glibc does not publish the
+ * fields (a static binary), the kernel's policy stands in: not
+ * SCHED_OTHER, glibc's descriptor may hold it.
  */
 static bool si_sched_default(pthread_t th)
 {
+	int policy, prio;
+
 	if (__atomic_load_n(&si_sched_touched, __ATOMIC_ACQUIRE))
 		return false;
+	if (!si_descr_sched(th, &policy, &prio))
+		return policy == SCHED_OTHER && !prio;
 	return sched_getscheduler(pthread_equal(th, pthread_self()) ? 0 : getpid()) ==
 	       SCHED_OTHER;
 }
@@ -232,8 +341,6 @@ static bool si_main_alive(pthread_t th)
 	p = strrchr(buf, ')');
 	return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
 }
-
-typedef int (*si_getattr_fn)(pthread_t, pthread_attr_t *);
 
 /*
  * glibc's own pthread_getattr_np: the next definition after this object,
@@ -270,7 +377,7 @@ static si_getattr_fn si_glibc_getattr(void)
  */
 static int si_main_check(si_getattr_fn glibc, pthread_t th, pthread_attr_t *attr)
 {
-	int before, ret, verdict = SI_PROBE_GLIBC, want = SI_PROBE_CHECK, policy;
+	int before, ret, verdict = SI_PROBE_GLIBC, want = SI_PROBE_CHECK, policy, detach;
 	struct sched_param param;
 	void *a, *ga;
 	size_t s, gs, guard;
@@ -281,6 +388,9 @@ static int si_main_check(si_getattr_fn glibc, pthread_t th, pthread_attr_t *attr
 		return ret;	/* glibc could not tell (no fd?): check next time */
 	pthread_attr_getstack(attr, &ga, &gs);
 	pthread_attr_getguardsize(attr, &guard);
+	if (!pthread_attr_getdetachstate(attr, &detach) &&
+	    detach == PTHREAD_CREATE_DETACHED)
+		__atomic_store_n(&si_main_detached, true, __ATOMIC_RELEASE);
 	if (pthread_attr_getschedpolicy(attr, &policy) ||
 	    pthread_attr_getschedparam(attr, &param) || policy != SCHED_OTHER ||
 	    param.sched_priority)
@@ -295,38 +405,43 @@ static int si_main_check(si_getattr_fn glibc, pthread_t th, pthread_attr_t *attr
 	return 0;
 }
 
-/* The CPU set, in the same growing buffer glibc uses. */
+/*
+ * The CPU set, in the sizes glibc tries (32 bytes, doubling while the
+ * kernel says EINVAL: its CPU count is larger); the first in a buffer on
+ * the stack, where glibc's realloc()s (the attr gets a copy either way).
+ */
 static int si_copy_affinity(pthread_t th, pthread_attr_t *attr)
 {
-	cpu_set_t *set = NULL;
-	size_t setsize = 16;
-	int ret;
+	uint64_t first[32 / sizeof(uint64_t)];
+	cpu_set_t *set = (cpu_set_t *)first, *heap = NULL;
+	size_t setsize = sizeof(first);
+	int ret = pthread_getaffinity_np(th, setsize, set);
 
-	do {
+	while (ret == EINVAL && setsize < 1024 * 1024) {
 		cpu_set_t *bigger;
 
 		setsize <<= 1;
-		bigger = realloc(set, setsize);
+		bigger = realloc(heap, setsize);
 		if (!bigger) {
 			ret = ENOMEM;
 			break;
 		}
-		set = bigger;
+		set = heap = bigger;
 		ret = pthread_getaffinity_np(th, setsize, set);
-	} while (ret == EINVAL && setsize < 1024 * 1024);
+	}
 	if (!ret)
 		ret = pthread_attr_setaffinity_np(attr, setsize, set);
 	else if (ret == ENOSYS)
 		ret = 0;
-	free(set);
+	free(heap);
 	return ret;
 }
 
 /*
  * glibc's other main-thread attributes: the stack, the guard size learnt
- * at the check, the CPU set; policy and priority stay pthread_attr_init()'s
- * SCHED_OTHER/0 and their "set" flags clear, as glibc's descriptor has
- * them where this is called (si_sched_default()).
+ * at the check, the detach state, the CPU set; policy and priority stay
+ * pthread_attr_init()'s SCHED_OTHER/0 and their "set" flags clear, as
+ * glibc's descriptor has them where this is called (si_sched_default()).
  */
 static int si_fill_attr(pthread_t th, pthread_attr_t *attr, void *addr,
 			size_t size, size_t guard)
@@ -335,6 +450,12 @@ static int si_fill_attr(pthread_t th, pthread_attr_t *attr, void *addr,
 
 	if (!ret)
 		ret = pthread_attr_setguardsize(attr, guard);
+	if (!ret) {
+		int detached = si_detach_state(th);
+
+		ret = detached < 0 ? EAGAIN :
+		      detached ? pthread_attr_setdetachstate(attr, PTHREAD_CREATE_DETACHED) : 0;
+	}
 	if (!ret)
 		ret = si_copy_affinity(th, attr);
 	return ret;

@@ -108,5 +108,7 @@ int si_pthread_getattr_np(pthread_t thread, pthread_attr_t *attr,
  * descriptor may now hold a policy the library cannot see.
  */
 void si_note_sched_call(pthread_t thread);
+/* The interposer saw pthread_detach() or thrd_detach() succeed on @thread. */
+void si_note_detach(pthread_t thread);
 
 #endif /* LIBSTACKINFO_INTERNAL_H */

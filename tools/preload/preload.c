@@ -16,7 +16,8 @@
  * _setschedparam() and _setschedprio() (forwarding each unchanged): they
  * fill glibc's descriptor of the thread, whose policy glibc's
  * pthread_getattr_np() then reports, so after one of them on the main
- * thread that call is glibc's again.
+ * thread that call is glibc's again; and in front of pthread_detach() and
+ * thrd_detach(), after which glibc reports the main thread detached.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -28,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <threads.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -133,4 +135,29 @@ int pthread_setschedprio(pthread_t thread, int prio)
 
 	si_note_sched_call(thread);
 	return f ? f(thread, prio) : ENOSYS;
+}
+
+__attribute__((visibility("default")))
+int pthread_detach(pthread_t thread)
+{
+	static void *fn;
+	int (*f)(pthread_t) = (int (*)(pthread_t))next_fn(&fn, "pthread_detach");
+	int ret = f ? f(thread) : ENOSYS;
+
+	if (!ret)
+		si_note_detach(thread);
+	return ret;
+}
+
+/* C11's, which calls glibc's own pthread_detach() inside libc */
+__attribute__((visibility("default")))
+int thrd_detach(thrd_t thread)
+{
+	static void *fn;
+	int (*f)(thrd_t) = (int (*)(thrd_t))next_fn(&fn, "thrd_detach");
+	int ret = f ? f(thread) : thrd_error;
+
+	if (ret == thrd_success)
+		si_note_detach((pthread_t)thread);
+	return ret;
 }

@@ -18,6 +18,19 @@
  *    of the interposer, which sees that call), also after the kernel's
  *    policy went back to SCHED_OTHER behind glibc's back.
  * RR and FIFO need root; without it they are counted as skipped.
+ * Then what glibc's descriptor holds against what the kernel says, each in
+ * a child of its own, linked and preloaded:
+ *  - the descriptor's policy set by pthread_setschedparam() from another
+ *    thread, then the kernel's put back to SCHED_OTHER with
+ *    sched_setscheduler() by another thread and by the main thread itself
+ *    (glibc keeps its descriptor's; a library that asked the kernel would
+ *    say SCHED_OTHER);
+ *  - the CPU set narrowed with sched_setaffinity() by the main thread and
+ *    by another thread (with two CPUs or more);
+ *  - the main thread detached, by itself and by another thread, after the
+ *    library answered it, asked by itself and by another thread (by
+ *    another thread before itself only preloaded: the linked library sees
+ *    no pthread_detach(), libstackinfo(3)).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -137,8 +150,154 @@ static int under(int policy, const char *name)
 	return t_result();
 }
 
+/* A helper thread running @fn(@arg) to its end: its return value. */
+static long on_thread(void *(*fn)(void *), void *arg)
+{
+	pthread_t th;
+	void *ret;
+
+	if (pthread_create(&th, NULL, fn, arg) || pthread_join(th, &ret))
+		return -1;
+	return (long)ret;
+}
+
+static pthread_t main_th;
+
+static void *set_batch_glibc(void *arg)
+{
+	struct sched_param p = { .sched_priority = 0 };
+
+	(void)arg;
+	return (void *)(long)pthread_setschedparam(main_th, SCHED_BATCH, &p);
+}
+
+static void *kernel_other(void *arg)
+{
+	struct sched_param p = { .sched_priority = 0 };
+
+	(void)arg;
+	return (void *)(long)sched_setscheduler(getpid(), SCHED_OTHER, &p);
+}
+
+/* Answered by the library first, so each case is one after its check. */
+static void warm(const char *what)
+{
+	struct t_attrs a;
+	int i;
+
+	for (i = 0; i < 3; i++)
+		CHECK(!t_getattr(lib, pthread_self(), &a), "%s: warm-up call %d", what, i);
+}
+
+static int descriptor_policy(void)
+{
+	struct sched_param p = { .sched_priority = 0 };
+	char what[96];
+
+	warm("descriptor policy");
+	CHECK(!on_thread(set_batch_glibc, NULL), "pthread_setschedparam from a thread");
+	snprintf(what, sizeof(what), "SCHED_BATCH set through glibc by a thread%s",
+		 preloaded ? ", preloaded" : "");
+	same_now(what);
+	CHECK(!on_thread(kernel_other, NULL), "sched_setscheduler from a thread");
+	snprintf(what, sizeof(what), "then SCHED_OTHER behind glibc by a thread%s",
+		 preloaded ? ", preloaded" : "");
+	same_now(what);
+	CHECK(!on_thread(set_batch_glibc, NULL), "pthread_setschedparam again");
+	CHECK(!sched_setscheduler(0, SCHED_OTHER, &p), "sched_setscheduler itself");
+	snprintf(what, sizeof(what), "then SCHED_OTHER behind glibc by itself%s",
+		 preloaded ? ", preloaded" : "");
+	same_now(what);
+	return t_result();
+}
+
+static void *narrow_main(void *arg)
+{
+	return (void *)(long)sched_setaffinity(getpid(), sizeof(cpu_set_t), arg);
+}
+
+static int affinity(void)
+{
+	cpu_set_t all, one;
+	char what[96];
+	int cpu;
+
+	if (sched_getaffinity(0, sizeof(all), &all) || CPU_COUNT(&all) < 2)
+		return T_SKIP;
+	warm("affinity");
+	for (cpu = 0; !CPU_ISSET(cpu, &all); cpu++)
+		;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	CHECK(!sched_setaffinity(0, sizeof(one), &one), "sched_setaffinity itself");
+	snprintf(what, sizeof(what), "one CPU, set by itself%s", preloaded ? ", preloaded" : "");
+	same_now(what);
+	CHECK(!sched_setaffinity(0, sizeof(all), &all), "sched_setaffinity back");
+	same_now("every CPU again");
+	CHECK(!on_thread(narrow_main, &one), "sched_setaffinity from a thread");
+	snprintf(what, sizeof(what), "one CPU, set by a thread%s", preloaded ? ", preloaded" : "");
+	same_now(what);
+	return t_result();
+}
+
+static void *detach_main(void *arg)
+{
+	(void)arg;
+	return (void *)(long)pthread_detach(main_th);
+}
+
+/* glibc and the library on the main thread, asked from another thread */
+static void *ask_main(void *arg)
+{
+	struct t_attrs g, s;
+	char why[400];
+	int rg, rs;
+
+	rg = t_getattr(glibc, main_th, &g);
+	rs = t_getattr(lib, main_th, &s);
+	CHECK(rs == rg, "%s, asked by a thread: library %d, glibc %d", (char *)arg, rs, rg);
+	if (!rs && !rg)
+		CHECK(t_attrs_same(&s, &g, why, sizeof(why)), "%s, asked by a thread: library %s",
+		      (char *)arg, why);
+	return NULL;
+}
+
+static int detached(bool by_thread)
+{
+	char what[96];
+
+	warm("detach");
+	if (by_thread)
+		CHECK(!on_thread(detach_main, NULL), "pthread_detach from a thread");
+	else
+		CHECK(!pthread_detach(pthread_self()), "pthread_detach itself");
+	snprintf(what, sizeof(what), "detached by %s%s", by_thread ? "a thread" : "itself",
+		 preloaded ? ", preloaded" : "");
+	/* the interposer saw the detach; the linked library learns it below */
+	if (preloaded)
+		on_thread(ask_main, what);
+	same_now(what);
+	on_thread(ask_main, what);
+	return t_result();
+}
+
+static int detached_itself(void)
+{
+	return detached(false);
+}
+
+static int detached_by_thread(void)
+{
+	return detached(true);
+}
+
 int main(int argc, char **argv)
 {
+	static const struct { int (*fn)(void); const char *name; } behind[] = {
+		{ descriptor_policy, "descriptor's policy" }, { affinity, "CPU set" },
+		{ detached_itself, "detached by itself" },
+		{ detached_by_thread, "detached by a thread" },
+	};
 	static const struct { int policy; const char *name; } cases[] = {
 		{ SCHED_OTHER, "SCHED_OTHER" }, { SCHED_BATCH, "SCHED_BATCH" },
 		{ SCHED_IDLE, "SCHED_IDLE" }, { SCHED_RR, "SCHED_RR" },
@@ -162,8 +321,10 @@ int main(int argc, char **argv)
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		fflush(NULL);
 		pid = fork();
-		if (pid == 0)
+		if (pid == 0) {
+			t_failures = 0;
 			_exit(under(cases[i].policy, cases[i].name));
+		}
 		CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status),
 		      "%s: child died", cases[i].name);
 		if (pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == T_SKIP) {
@@ -172,6 +333,20 @@ int main(int argc, char **argv)
 		} else {
 			CHECK(WIFEXITED(status) && !WEXITSTATUS(status), "%s: failed", cases[i].name);
 		}
+	}
+	main_th = pthread_self();
+	for (i = 0; i < sizeof(behind) / sizeof(behind[0]); i++) {
+		fflush(NULL);
+		pid = fork();
+		if (pid == 0) {
+			t_failures = 0;	/* the child's own */
+			_exit(behind[i].fn());
+		}
+		CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+		      (!WEXITSTATUS(status) || WEXITSTATUS(status) == T_SKIP),
+		      "%s: failed", behind[i].name);
+		if (pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == T_SKIP)
+			fprintf(stderr, "%s: skipped (one CPU)\n", behind[i].name);
 	}
 	if (!preloaded && !access(PRELOAD, R_OK)) {
 		fflush(NULL);
