@@ -153,7 +153,7 @@ tools-arm64:
 arm64-cross: $(ARM64_TOOLS) | prune
 
 check-arm64:
-	tools/testing/vm-run --kernel debug-6.12-arm64 -- /usr/lib/stackinfo/run-tests
+	tools/testing/check-arm64
 
 # test binaries whose source is gone must not run again
 prune:
