@@ -22,6 +22,9 @@
 #   make deb        Debian packages (stackinfo-dkms, libstackinfo0,
 #                   libstackinfo-dev, stackinfo) under build/deb/
 #   make tools      userspace only (build/)
+#   make tools-arm64  what an arm64 guest runs, cross-built with clang into
+#                   build-arm64/ (vm-run --kernel debug-6.12-arm64)
+#   make check-arm64  the guest tests in the arm64 debug kernel's guest
 #   make clean
 
 # The running kernel's build dir if it has one, else the newest Debian
@@ -81,6 +84,7 @@ GUEST_FILES := $(B)/guest/run-tests $(B)/guest/splat-patterns $(B)/guest/testlib
 	$(B)/guest/guest-plan $(B)/guest/plan.sh
 
 .PHONY: all module tools check demo bench deps clean help prune guest-tests install uninstall \
+	tools-arm64 arm64-cross check-arm64 \
 	dkms-install dkms-uninstall install-tools deb
 
 PREFIX ?= /usr/local
@@ -132,6 +136,25 @@ tools: $(LIBS) $(BINS) $(GUEST_TESTS) $(GUEST_FILES) $(HOST_TESTS) | prune
 guest-tests:
 	@printf '%s\n' $(notdir $(GUEST_TESTS))
 
+# The guest's part of tools, cross-built for arm64 with clang and lld
+# (scripts/deps.sh arm64: Debian 12's gcc-aarch64-linux-gnu and
+# gcc-multilib exclude each other) into build-arm64/: not the host tests,
+# not the -m32 program (x86's compat), not the in-tree kselftest (the arm64
+# kernel has no series), and not the ASan/UBSan builds: clang 14 has no
+# aarch64 sanitizer runtime here.
+# (-fuse-ld is unused when compiling only, which -Werror would fail)
+ARM64_CC := clang --target=aarch64-linux-gnu -fuse-ld=lld -Wno-unused-command-line-argument
+ARM64_TOOLS = $(filter-out $(LIB_A_SAN),$(LIBS)) $(BINS) $(filter-out %_san,$(GUEST_TESTS)) \
+	$(filter-out $(B)/guest/m32/compat_abi $(KSELFTEST),$(GUEST_FILES))
+tools-arm64:
+	@scripts/deps.sh arm64
+	$(MAKE) B=build-arm64 CC='$(ARM64_CC)' AR=llvm-ar NM=llvm-nm arm64-cross
+
+arm64-cross: $(ARM64_TOOLS) | prune
+
+check-arm64:
+	tools/testing/check-arm64
+
 # test binaries whose source is gone must not run again
 prune:
 	@for f in $(wildcard $(B)/host/* $(B)/guest/tests/*); do \
@@ -151,18 +174,18 @@ $(B)/lib/san/%.o: tools/lib/%.c $(LIB_HDRS)
 $(LIB_SO): $(LIB_PIC) tools/lib/libstackinfo.map scripts/check-symbols.sh
 	$(CC) -shared -Wl,-soname,$(LIB_SONAME) -Wl,--version-script=tools/lib/libstackinfo.map \
 		-Wl,-z,defs -o $@ $(LIB_PIC) $(LDLIBS)
-	scripts/check-symbols.sh $@ tools/lib/libstackinfo.map $(LIB_VERSION)
+	NM=$(NM) scripts/check-symbols.sh $@ tools/lib/libstackinfo.map $(LIB_VERSION)
 
 $(B)/lib/$(LIB_SONAME) $(B)/lib/libstackinfo.so: $(LIB_SO)
 	ln -sf $(notdir $<) $@
 
 $(LIB_A): $(LIB_PIC)
 	rm -f $@
-	ar rcs $@ $^
+	$(AR) rcs $@ $^
 
 $(LIB_A_SAN): $(LIB_SAN)
 	rm -f $@
-	ar rcs $@ $^
+	$(AR) rcs $@ $^
 
 $(PRELOAD): tools/preload/preload.c tools/preload/preload.map $(LIB_A) $(LIB_HDRS)
 	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -shared \
@@ -349,5 +372,5 @@ deb:
 	scripts/build-deb.sh $(B)/deb
 
 clean:
-	rm -rf $(B)
+	rm -rf $(B) build-arm64
 	-[ -z "$(KDIR)" ] || $(MAKE) -C $(KDIR) M=$(CURDIR) clean

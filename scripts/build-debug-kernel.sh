@@ -13,6 +13,9 @@
 #          fetched once and kept: delete $STACKINFO_CACHE/sid-linux-source-7.2
 #          to take a newer one)
 #   7.2-rt the same with PREEMPT_RT (kunit/debug-rt.config)
+#   6.12-arm64  linux-source-6.12 cross-built for arm64 with clang (ARCH=arm64
+#          LLVM=1; kunit/debug-arm64.config),
+#          without the in-tree series; the image is arch/arm64/boot/Image
 # Trees are cached outside the checkout under $STACKINFO_CACHE (default
 # /var/cache/stackinfo), each keyed by VERSION, the source package's version
 # and the fragment; a tree is rebuilt only when one of them changes.
@@ -30,13 +33,24 @@ case ${1:-} in
 esac
 version=${1:?usage: build-debug-kernel.sh [--built|--source] 6.1|6.12|7.2|7.2-rt}
 case $version in
-6.1 | 6.12 | 7.2 | 7.2-rt) ;;
-*) echo "build-debug-kernel: unknown version '$version' (known: 6.1 6.12 7.2 7.2-rt)" >&2; exit 2 ;;
+6.1 | 6.12 | 7.2 | 7.2-rt | 6.12-arm64) ;;
+*) echo "build-debug-kernel: unknown version '$version' (known: 6.1 6.12 7.2 7.2-rt 6.12-arm64)" >&2; exit 2 ;;
+esac
+# VERSION-arm64: VERSION's source and fragments, kunit/debug-arm64.config,
+# cross-built with clang; make's ARCH and LLVM and the image it builds
+arch_make=() image=bzImage frag_arch=
+case $version in
+*-arm64)
+	arch_make=(ARCH=arm64 LLVM=1)
+	image=Image
+	frag_arch=$top/kunit/debug-arm64.config
+	version_base=${version%-arm64} ;;
+*) version_base=$version ;;
 esac
 # VERSION-rt: VERSION's source and fragments, and kunit/debug-rt.config
-base=${version%-rt}
+base=${version_base%-rt}
 frag_rt=
-[ "$base" = "$version" ] || frag_rt=$top/kunit/debug-rt.config
+[ "$base" = "$version_base" ] || frag_rt=$top/kunit/debug-rt.config
 pkg=linux-source-$base
 sid=$cache/sid-$pkg
 
@@ -60,6 +74,9 @@ frag_intree=$top/kunit/debug-intree.config
 kernel_patches() {
 	local p
 	[ -d "$series" ] || return 0
+	# not (yet) into the arm64 kernel: its key then does not change with
+	# the module's sources, and the module is what runs there
+	[ -z "$frag_arch" ] || return 0
 	for p in "$series"/0*.patch; do
 		case ${p##*/} in 0000-*) continue ;; esac
 		grep '^diff --git a/' "$p" | grep -qvE '^diff --git a/(tools/|MAINTAINERS )' && echo "$p"
@@ -74,6 +91,7 @@ fragments() {
 	[ ! -e "$frag_version" ] || echo "$frag_version"
 	[ -z "$(kernel_patches)" ] || echo "$frag_intree"
 	[ -z "$frag_rt" ] || echo "$frag_rt"
+	[ -z "$frag_arch" ] || echo "$frag_arch"
 }
 
 tree_path() {	# SRCVER
@@ -93,6 +111,7 @@ if [ $mode = built ]; then
 fi
 
 "$top/scripts/deps.sh" base debug >&2
+[ -z "$frag_arch" ] || "$top/scripts/deps.sh" arm64 >&2
 mkdir -p "$cache"
 # one lock for the source (a fetch), another for the build: gen-series.sh
 # takes the source while a kernel of that version builds
@@ -138,9 +157,9 @@ for p in $(kernel_patches); do
 done
 (
 	cd "$tree.tmp"
-	make tinyconfig
+	make "${arch_make[@]}" tinyconfig
 	scripts/kconfig/merge_config.sh -m .config $(fragments)
-	make olddefconfig
+	make "${arch_make[@]}" olddefconfig
 ) >"$log" 2>&1 || { tail -n 30 "$log" >&2; exit 1; }
 
 # Every line of the fragments must have survived olddefconfig, the last
@@ -167,7 +186,7 @@ done < <(cat $(fragments) | awk '
 [ $missing = 0 ] || exit 1
 
 # `modules` writes Module.symvers, which out-of-tree modules need
-if ! make -C "$tree.tmp" -j"$(nproc)" bzImage modules >>"$log" 2>&1; then
+if ! make -C "$tree.tmp" -j"$(nproc)" "${arch_make[@]}" "$image" modules >>"$log" 2>&1; then
 	tail -n 30 "$log" >&2
 	exit 1
 fi

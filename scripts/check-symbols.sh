@@ -27,7 +27,7 @@ if [ "$newest" != "$node" ]; then
 	fail=1
 fi
 want=$(awk '{ print $2 "@" $1 }' <<<"$listed" | sort)
-got=$(nm -D --defined-only "$so" | awk '$2 ~ /^[TDBRVW]$/ { print $3 }' |
+got=$(${NM:-nm} -D --defined-only "$so" | awk '$2 ~ /^[TDBRVW]$/ { print $3 }' |
 	grep -v '^STACKINFO_' | sed 's/@@/@/' | sort)
 if [ "$want" != "$got" ]; then
 	echo "check-symbols: $so exports differ from $map (symbol@node; < map, > library):" >&2

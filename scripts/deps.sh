@@ -9,6 +9,10 @@
 #   install  make install's test (pkg-config) and DKMS
 #   gates  static analysis and formatting of the module (sparse, clang-format)
 #   kselftest  the kselftest harness headers for the in-tree series' selftest
+#   arm64  the arm64 debug kernel, module and guest tests, cross-built with
+#          clang and lld (LLVM=1): Debian 12's gcc-aarch64-linux-gnu and
+#          gcc-multilib (base, for -m32) conflict, each removes the other;
+#          the arm64 libc and libgcc for the tests; qemu-system-aarch64
 #   corpus real programs run under the interposer (tools/testing/corpus)
 #   python the Python bindings' tests (Debian's python3, pyflakes) and,
 #          copied into every guest, python3 and gdb for lib_python/lib_gdb
@@ -28,6 +32,7 @@ declare -A group=(
 	[install]="pkgconf dkms"
 	[gates]="sparse clang-format"
 	[kselftest]="linux-source-6.12 xz-utils"
+	[arm64]="clang lld llvm libc6-dev-arm64-cross libgcc-12-dev-arm64-cross qemu-system-arm"
 	[corpus]="ruby guile-3.0 guile-3.0-dev pkgconf ripgrep mono-runtime mono-mcs strace"
 	[python]="python3 python3-pyflakes gdb"
 	[deb]="build-essential dpkg-dev debhelper dh-dkms fakeroot lintian dkms pkgconf xz-utils

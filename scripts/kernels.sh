@@ -16,10 +16,13 @@
 #   debug-6.12   from Debian 12's linux-source-6.1 and -6.12 and Debian
 #   debug-7.2    unstable's linux-source-7.2
 #   debug-7.2-rt debug-7.2 with PREEMPT_RT (kunit/debug-rt.config)
+#   debug-6.12-arm64
+#                debug-6.12's source and fragments cross-built for arm64
+#                (kunit/debug-arm64.config), booted by qemu-system-aarch64
 #   debug        debug-6.12
 
 _kernels_top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-KERNELS_KNOWN="debian-6.12 debian-6.1 debian-6.12-rt debian-6.1-rt debian-5.10 debug-6.1 debug-6.12 debug-7.2 debug-7.2-rt debug"
+KERNELS_KNOWN="debian-6.12 debian-6.1 debian-6.12-rt debian-6.1-rt debian-5.10 debug-6.1 debug-6.12 debug-7.2 debug-7.2-rt debug-6.12-arm64 debug"
 _kernels_cache=${STACKINFO_CACHE:-/var/cache/stackinfo}
 
 # kernel_find NAME: set KVER, VMLINUZ, KDIR; return 1 if not installed or
@@ -37,11 +40,14 @@ kernel_find() {
 		VMLINUZ=$tree/root/boot/vmlinuz-$KVER
 		KDIR=$tree/root/usr/src/linux-headers-$KVER
 		return 0 ;;
-	debug | debug-6.1 | debug-6.12 | debug-7.2 | debug-7.2-rt)
+	debug | debug-6.1 | debug-6.12 | debug-7.2 | debug-7.2-rt | debug-6.12-arm64)
 		tree=$("$_kernels_top/scripts/build-debug-kernel.sh" --built \
 			"$(kernel_debug_version "$1")") || return 1
 		KVER=$(cat "$tree/include/config/kernel.release")
-		VMLINUZ=$tree/arch/x86/boot/bzImage
+		case $(kernel_arch "$1") in
+		arm64) VMLINUZ=$tree/arch/arm64/boot/Image ;;
+		*) VMLINUZ=$tree/arch/x86/boot/bzImage ;;
+		esac
 		KDIR=$tree
 		return 0 ;;
 	*)
@@ -60,6 +66,15 @@ kernel_find() {
 		fi
 	done
 	return 1
+}
+
+# kernel_arch NAME: the architecture a kernel's guest runs, as Kbuild's
+# ARCH names it (x86_64 for every kernel but the -arm64 ones)
+kernel_arch() {
+	case "$1" in
+	*-arm64) echo arm64 ;;
+	*) echo x86_64 ;;
+	esac
 }
 
 # kernel_debug_version NAME: the source version of a debug kernel's name

@@ -104,7 +104,7 @@ static int user_side(pid_t victim)
 int main(void)
 {
 	pid_t victim, user;
-	int status;
+	int status = 0;	/* read below even when the wait failed */
 
 	if (getuid() != 0) {
 		fprintf(stderr, "needs root\n");

@@ -191,7 +191,7 @@ static void thread_case(void)
 int main(void)
 {
 	pid_t pid;
-	int status;
+	int status = 0;	/* read below even when the wait failed */
 
 	setvbuf(stdout, NULL, _IONBF, 0);
 	pid = fork();

@@ -18,7 +18,7 @@
 
 #include "testutil.h"
 
-#if defined(__x86_64__)
+#if defined(__x86_64__) || defined(__aarch64__)
 
 static void check_at(int fd, uint64_t sp, const char *what)
 {
@@ -78,7 +78,7 @@ int main(void)
 
 int main(void)
 {
-	fprintf(stderr, "x86-64 only\n");
+	fprintf(stderr, "x86-64 and arm64 only\n");
 	return T_SKIP;
 }
 

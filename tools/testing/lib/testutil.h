@@ -268,7 +268,7 @@ int t_each_yama_scope(void (*fn)(void *arg, const char *scope), void *arg);
 int t_under_yama3(void (*fn)(void *arg, const char *scope), void *arg);
 
 /*
- * A thread parked with its stack pointer at @sp (x86-64 only): it blocks
+ * A thread parked with its stack pointer at @sp (x86-64, arm64): it blocks
  * all signals, moves its SP and sleeps in a raw futex wait without
  * touching the stack, so the kernel's saved SP is exactly @sp.
  */
@@ -278,7 +278,7 @@ struct t_parked {
 	pid_t tid;
 	pthread_t th;
 };
-/* Start it and wait until it sleeps: 0, -ETIMEDOUT, -ENOSYS (not x86-64). */
+/* Start it and wait until it sleeps: 0, -ETIMEDOUT, -ENOSYS (elsewhere). */
 int t_park(struct t_parked *p, uint64_t sp);
 /* Wake it and join it. */
 void t_unpark(struct t_parked *p);
