@@ -233,8 +233,9 @@ static void exited_thread(void)
 {
 	struct stackinfo_query q;
 	struct exiting x = { .tid = 0 };
+	char path[64];
 	pthread_t th;
-	int fd, err;
+	int fd, err, i;
 
 	pthread_barrier_init(&x.opened, NULL, 2);
 	CHECK(!pthread_create(&th, NULL, exit_when_opened, &x), "pthread_create");
@@ -247,6 +248,17 @@ static void exited_thread(void)
 	pthread_barrier_destroy(&x.opened);
 	if (fd < 0)
 		return;
+	/*
+	 * The join returns once the kernel cleared the thread's tid, in
+	 * exit_mm() before the thread is released; until release_task() it
+	 * is still there, and answers (seen on debug-7.2-rt, where the exiting
+	 * thread can be preempted in between). Exited is when its task
+	 * directory is gone: the kernel's own word.
+	 */
+	snprintf(path, sizeof(path), "/proc/self/task/%d", (int)x.tid);
+	for (i = 0; i < 5000 && !access(path, F_OK); i++)
+		usleep(1000);
+	CHECK(access(path, F_OK), "%s still there 5 s after the join", path);
 	err = si_text_read(fd, &q);
 	CHECK_EQ(err, -ESRCH);
 	(*cells)++;
