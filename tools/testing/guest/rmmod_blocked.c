@@ -10,7 +10,8 @@
  *
  * procfs waits for the calls in flight before the entry goes (rmmod
  * returns after them), so a query that was in flight when an rmmod began
- * must still end in a full answer about the thread it asked for, and
+ * must still end in a full answer about the thread it asked for (its
+ * tgid, tid, and main stack as /proc/C/maps has it), and
  * after the removal an ioctl on an old fd gets ENOTTY, procfs's answer for
  * a removed entry; nothing else. KASAN and lockdep watch the module's
  * code and data in flight across its unload. The test counts the queries
@@ -48,6 +49,8 @@
 #define MIN_UNLOADS	5
 
 static pid_t c_pid;
+/* C's main stack, as the kernel's /proc/C/maps has it: every answer's */
+static uint64_t c_stack_start, c_stack_end;
 static pid_t c_tids[NSLEEPERS + 2];
 static int c_ntids;
 static atomic_bool stop;
@@ -120,6 +123,8 @@ static bool ask(int fd, bool batch, unsigned int turn)
 	for (i = 0; i < (batch ? (int)t.count : 1); i++)
 		ok = ok && q[i].tgid == (uint32_t)c_pid &&
 		     (q[i].valid & STACKINFO_VALID_MAIN_VMA) &&
+		     q[i].main_vma_start == c_stack_start &&
+		     q[i].main_vma_end == c_stack_end &&
 		     (batch || q[i].out_tid == q[0].tid);
 	if (!ok || (batch && t.count != (uint32_t)c_ntids)) {
 		fprintf(stderr, "FAIL: %s: an answer not about C's threads (count %u)\n",
@@ -176,6 +181,7 @@ static int load(void)
 
 int main(void)
 {
+	struct maps maps = { 0 };
 	pthread_t th[NQUERIERS];
 	unsigned long unloads = 0;
 	double start;
@@ -201,6 +207,14 @@ int main(void)
 	       t_now() - start < 30)
 		usleep(10000);
 	CHECK(c_ntids == NSLEEPERS + 1, "C has %d threads", c_ntids);
+	if (!maps_read(&maps, c_pid))
+		for (i = 0; i < (int)maps.n; i++)
+			if (!strcmp(maps.v[i].name, "[stack]")) {
+				c_stack_start = maps.v[i].start;
+				c_stack_end = maps.v[i].end;
+			}
+	maps_free(&maps);
+	CHECK(c_stack_end, "no [stack] in /proc/%d/maps", (int)c_pid);
 
 	for (i = 0; i < NQUERIERS; i++)
 		pthread_create(&th[i], NULL, querier, i ? (void *)1 : NULL);
