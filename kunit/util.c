@@ -32,21 +32,50 @@
 
 STACKINFO_IMPORT_NS_KUNIT();
 
+/*
+ * kthread_use_mm() takes a reference on the mm (mm_count) that only
+ * kthread_unuse_mm() drops, and a case's kthread never calls it: it exits
+ * with the mm attached, and exit_mm() drops only the mm_users reference
+ * the thread holds (kernel/exit.c, exit_mm(): mmgrab_lazy_tlb(), then
+ * mmput()). So every mm a case attached stayed allocated, with mm_count 1
+ * (kmemleak reports each on arm64; on x86 the mm's page-table pages still
+ * point at it, so kmemleak is silent, but /proc/slabinfo's mm_struct count
+ * grew by about 60 with each KUnit run). The thread's mm_users reference
+ * keeps the mm as alive as a process's own mm until exit_mm(), so the
+ * case drops the kthread_use_mm() one as soon as the mm is attached.
+ */
+static void case_mm_attached(struct mm_struct *mm)
+{
+	mmdrop(mm);
+}
+
 #ifdef STACKINFO_HAVE_KUNIT_VM_MMAP
 static unsigned long case_vm_mmap(struct kunit *test, unsigned long addr,
 				  unsigned long len, unsigned long prot,
 				  unsigned long flags)
 {
-	return kunit_vm_mmap(test, NULL, addr, len, prot, flags, 0);
+	bool attach = !current->mm;
+	unsigned long got;
+
+	got = kunit_vm_mmap(test, NULL, addr, len, prot, flags, 0);
+
+	/*
+	 * kunit_attach_mm() (lib/kunit/user_alloc.c, 6.10 to 7.2): mm_alloc(),
+	 * then kthread_use_mm(), "cleaned up when the process dies". It may
+	 * have attached the mm and still failed the mapping.
+	 */
+	if (attach && current->mm)
+		case_mm_attached(current->mm);
+	return got;
 }
 #else
 /*
  * No kunit_vm_mmap() and no exported mm_alloc(): the case borrows the mm
  * of a process of its own, /bin/busybox sleeping, started with the
  * usermode helper, and uses it as kunit_vm_mmap() uses a fresh one (its
- * reference is dropped when the kthread exits). The process is killed when
- * the case ends. Its mappings sit far below BASE and at the top of the
- * address space, out of the cases' way.
+ * get_task_mm() reference is dropped when the kthread exits). The process
+ * is killed when the case ends. Its mappings sit far below BASE and at the
+ * top of the address space, out of the cases' way.
  */
 struct case_proc {
 	struct task_struct *task;
@@ -101,6 +130,7 @@ static int case_proc_init(struct kunit_resource *res, void *context)
 		return err ? err : -ESRCH;
 	}
 	kthread_use_mm(mm);
+	case_mm_attached(mm);
 	return 0;
 }
 
