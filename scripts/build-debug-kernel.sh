@@ -16,6 +16,8 @@
 #   6.12-arm64  linux-source-6.12 cross-built for arm64 with clang (ARCH=arm64
 #          LLVM=1; kunit/debug-arm64.config),
 #          without the in-tree series; the image is arch/arm64/boot/Image
+# Every kernel merges its architecture's fragment (kunit/debug-x86.config,
+# kunit/debug-arm64.config) after the version's.
 # Trees are cached outside the checkout under $STACKINFO_CACHE (default
 # /var/cache/stackinfo), each keyed by VERSION, the source package's version
 # and the fragment; a tree is rebuilt only when one of them changes.
@@ -38,15 +40,16 @@ case $version in
 esac
 # VERSION-arm64: VERSION's source and fragments, kunit/debug-arm64.config,
 # cross-built with clang; make's ARCH and LLVM and the image it builds
-arch_make=() image=bzImage frag_arch=
+arch=x86 arch_make=() image=bzImage
 case $version in
 *-arm64)
+	arch=arm64
 	arch_make=(ARCH=arm64 LLVM=1)
 	image=Image
-	frag_arch=$top/kunit/debug-arm64.config
 	version_base=${version%-arm64} ;;
 *) version_base=$version ;;
 esac
+frag_arch=$top/kunit/debug-$arch.config
 # VERSION-rt: VERSION's source and fragments, and kunit/debug-rt.config
 base=${version_base%-rt}
 frag_rt=
@@ -76,7 +79,7 @@ kernel_patches() {
 	[ -d "$series" ] || return 0
 	# not (yet) into the arm64 kernel: its key then does not change with
 	# the module's sources, and the module is what runs there
-	[ -z "$frag_arch" ] || return 0
+	[ $arch = x86 ] || return 0
 	for p in "$series"/0*.patch; do
 		case ${p##*/} in 0000-*) continue ;; esac
 		grep '^diff --git a/' "$p" | grep -qvE '^diff --git a/(tools/|MAINTAINERS )' && echo "$p"
@@ -91,7 +94,7 @@ fragments() {
 	[ ! -e "$frag_version" ] || echo "$frag_version"
 	[ -z "$(kernel_patches)" ] || echo "$frag_intree"
 	[ -z "$frag_rt" ] || echo "$frag_rt"
-	[ -z "$frag_arch" ] || echo "$frag_arch"
+	echo "$frag_arch"
 }
 
 tree_path() {	# SRCVER
@@ -111,7 +114,7 @@ if [ $mode = built ]; then
 fi
 
 "$top/scripts/deps.sh" base debug >&2
-[ -z "$frag_arch" ] || "$top/scripts/deps.sh" arm64 >&2
+[ $arch = x86 ] || "$top/scripts/deps.sh" arm64 >&2
 mkdir -p "$cache"
 # one lock for the source (a fetch), another for the build: gen-series.sh
 # takes the source while a kernel of that version builds
