@@ -15,7 +15,13 @@
  * check gives it, no more) and a clone(CLONE_VM) child (maps' open lets a
  * sharer of the mm in without the ptrace check; syscall does not).
  * On Yama kernels the matrix runs under ptrace_scope 0, 1 and 2 (3 cannot
- * be undone: access_yama3 runs it last). Then: a proof fd passed over a
+ * be undone: access_yama3 runs it last), each time with the module's
+ * allow_cap_sys_ptrace off and on. On, a caller with CAP_SYS_PTRACE in the
+ * initial user namespace, now and when it opened /proc/stackinfo, is owed
+ * everything of a live process whatever the kernel says (Yama 3 refuses
+ * syscall to root: the bypass shows there); any other caller, the
+ * kernel's answer (the capability dropped before or after the open, an fd
+ * opened by uid 1000 in root's hands, root's fd in uid 1000's). Then: a proof fd passed over a
  * unix socket, a proof of one process used for another, an exec of a
  * setuid program after the proof was opened, hidepid=invisible, noaccess
  * and ptraceable, pid namespaces, the batch ioctl refused.
@@ -44,6 +50,12 @@
 
 #define USER_UID 1000
 #define SUID_SLEEPER "/tmp/access-suid-sleeper"
+#define CAP_PARAM "/sys/module/stackinfo/parameters/allow_cap_sys_ptrace"
+
+/* allow_cap_sys_ptrace in this round of the matrix */
+static int cap_param;
+/* the caller is one the parameter grants everything (cap_param set) */
+static int owed_all;
 
 enum answer { A_ERR, A_VMAS, A_ALL };
 
@@ -102,6 +114,11 @@ static void cell(int fd, const char *caller, const char *tname, pid_t t, enum t_
 	if (proof >= 0)
 		close(proof);
 	want = kernel_says(kind, maps, sys, &want_a);
+	/* the parameter bypasses the kernel's check, not the lookup */
+	if (owed_all && kind == T_PROC) {
+		want = 0;
+		want_a = A_ALL;
+	}
 
 	printf("cell: %-28s %-22s maps %-8s syscall %-8s | plain %-8s | %s proof %s\n",
 	       caller, tname, maps ? "refused" : "yes", sys ? "refused" : "yes",
@@ -162,6 +179,43 @@ static void as_root(void *arg)
 	const struct targets *t = arg;
 	int fd = open_stackinfo(t);
 
+	owed_all = cap_param;
+	matrix(t, fd);
+	close(fd);
+}
+
+/* the capability when it opened, not now */
+static void as_root_cap_dropped_after_open(void *arg)
+{
+	const struct targets *t = arg;
+	int fd = open_stackinfo(t);
+
+	CHECK(!t_drop_effective_cap(CAP_SYS_PTRACE), "capset: %s", strerror(errno));
+	matrix(t, fd);
+	close(fd);
+}
+
+/* the capability now, not when it opened: uid 1000's fd in root's hands */
+static void as_root_with_users_fd(void *arg)
+{
+	const struct targets *t = arg;
+	int fd;
+
+	/* a saved uid 0 gives the effective set back at seteuid(0) */
+	CHECK(!seteuid(USER_UID), "seteuid(%d): %s", USER_UID, strerror(errno));
+	fd = open_stackinfo(t);
+	CHECK(!seteuid(0), "seteuid(0): %s", strerror(errno));
+	matrix(t, fd);
+	close(fd);
+}
+
+/* root's fd in uid 1000's hands */
+static void as_user_with_roots_fd(void *arg)
+{
+	const struct targets *t = arg;
+	int fd = open_stackinfo(t);
+
+	t_become_user(USER_UID);
 	matrix(t, fd);
 	close(fd);
 }
@@ -225,23 +279,37 @@ static void tracer(void *arg)
 	t_reap(tracee);
 }
 
+static void run_caller(struct targets *t, const char *who, const char *scope,
+		       void (*fn)(void *))
+{
+	char name[96];
+
+	snprintf(name, sizeof(name), "%s%s%s", who, scope,
+		 cap_param ? ", allow_cap_sys_ptrace" : "");
+	t->caller = name;
+	t_in_child_arg(name, fn, t);
+}
+
 static void run_matrix(void *arg, const char *scope)
 {
 	struct targets *t = arg;
-	char name[64];
 
-	snprintf(name, sizeof(name), "root%s", scope);
-	t->caller = name;
-	t_in_child_arg(name, as_root, t);
-	snprintf(name, sizeof(name), "root -CAP_SYS_PTRACE%s", scope);
-	t->caller = name;
-	t_in_child_arg(name, as_root_without_cap, t);
-	snprintf(name, sizeof(name), "uid 1000%s", scope);
-	t->caller = name;
-	t_in_child_arg(name, as_user, t);
-	snprintf(name, sizeof(name), "uid-1000 tracer%s", scope);
-	t->caller = name;
-	t_in_child_arg(name, tracer, t);
+	for (cap_param = 0; cap_param <= 1; cap_param++) {
+		CHECK(!t_write_file(CAP_PARAM, cap_param ? "1" : "0"), "%s: %s", CAP_PARAM,
+		      strerror(errno));
+		run_caller(t, "root", scope, as_root);
+		run_caller(t, "root -CAP_SYS_PTRACE", scope, as_root_without_cap);
+		run_caller(t, "uid 1000", scope, as_user);
+		run_caller(t, "uid-1000 tracer", scope, tracer);
+		if (!cap_param)
+			continue;
+		run_caller(t, "root -CAP_SYS_PTRACE after open", scope,
+			   as_root_cap_dropped_after_open);
+		run_caller(t, "root with uid 1000's fd", scope, as_root_with_users_fd);
+		run_caller(t, "uid 1000 with root's fd", scope, as_user_with_roots_fd);
+	}
+	cap_param = 0;
+	CHECK(!t_write_file(CAP_PARAM, "0"), "%s: %s", CAP_PARAM, strerror(errno));
 }
 
 /* ---- proof fds: passed on, misused, outlived by an exec ---- */
