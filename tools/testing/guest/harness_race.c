@@ -28,14 +28,6 @@ static int fd;
 static volatile int stop;
 static volatile pid_t victim;
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* A query's answer must hang together, whatever raced with it. */
 static int consistent(const struct stackinfo_query *q)
 {
@@ -101,12 +93,12 @@ static void race_exiting_threads(void)
 {
 	pthread_t q, t;
 	long bad = 0;
-	double end = now() + 3;
+	double end = t_now() + 3;
 	int n = 0;
 
 	stop = 0;
 	pthread_create(&q, NULL, query_victims, &bad);
-	while (n < 3000 && now() < end) {
+	while (n < 3000 && t_now() < end) {
 		if (pthread_create(&t, NULL, short_lived, NULL))
 			break;
 		pthread_join(t, NULL);
@@ -122,13 +114,13 @@ static void race_exec_and_zombies(void)
 {
 	pthread_t q;
 	long bad = 0;
-	double end = now() + 3;
+	double end = t_now() + 3;
 	int n = 0;
 
 	stop = 0;
 	victim_is_process = 1;
 	pthread_create(&q, NULL, query_victims, &bad);
-	while (n < 300 && now() < end) {
+	while (n < 300 && t_now() < end) {
 		pid_t pid = fork();
 
 		if (pid == 0) {
@@ -176,7 +168,7 @@ static void race_neighbours(void)
 	long page = sysconf(_SC_PAGESIZE), bad = 0;
 	struct stackinfo_query q;
 	pthread_t th[2];
-	double end = now() + 3;
+	double end = t_now() + 3;
 	char *below;
 	int i, n = 0;
 
@@ -186,7 +178,7 @@ static void race_neighbours(void)
 	stop = 0;
 	for (i = 0; i < 2; i++)
 		pthread_create(&th[i], NULL, query_main, &bad);
-	while (n < 5000 && now() < end) {
+	while (n < 5000 && t_now() < end) {
 		char *p = mmap(below, page, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
 
@@ -227,13 +219,13 @@ static void race_churn(void)
 {
 	long page = sysconf(_SC_PAGESIZE), bad = 0, rounds = 0;
 	pthread_t th[8];
-	double end = now() + 3;
+	double end = t_now() + 3;
 	int i;
 
 	stop = 0;
 	for (i = 0; i < 8; i++)
 		pthread_create(&th[i], NULL, churn_query, &bad);
-	while (now() < end) {
+	while (t_now() < end) {
 		void *p = mmap(NULL, page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 		if (p != MAP_FAILED)
@@ -279,7 +271,7 @@ static void race_rlimit_pair(void)
 	struct rlimit saved;
 	pthread_t flipper;
 	long bad = 0, n = 0;
-	double end = now() + 2;
+	double end = t_now() + 2;
 
 	if (getrlimit(RLIMIT_STACK, &saved) || saved.rlim_max != RLIM_INFINITY) {
 		fprintf(stderr, "rlimit pairs: skipped (hard limit not raisable)\n");
@@ -290,7 +282,7 @@ static void race_rlimit_pair(void)
 	pthread_create(&flipper, NULL, flip_rlimit, NULL);
 	while (!flipper_tid)
 		usleep(100);
-	while (now() < end) {
+	while (t_now() < end) {
 		struct stackinfo_query q;
 		/* the flipper (another task) and ourselves, in turn */
 		int err = si_module_query(fd, n & 1 ? flipper_tid : 0, STACKINFO_QUERY_NO_SP,
@@ -320,10 +312,10 @@ static long hammer_bad, hammer_gone, hammer_ok;
 
 static void *hammer(void *arg)
 {
-	double end = now() + *(double *)arg;
+	double end = t_now() + *(double *)arg;
 	int gone = 0;
 
-	while (now() < end) {
+	while (t_now() < end) {
 		struct stackinfo_query q;
 		int err = si_module_query(fd, 0, 0, &q);
 

@@ -44,14 +44,6 @@ struct querier {
 	long queries[2], bad;
 };
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static int param_read(const char *name, char *buf, size_t len)
 {
 	int pfd = open(name, O_RDONLY | O_CLOEXEC);
@@ -223,8 +215,8 @@ int main(void)
 			      "cannot set lockfree");
 		h = counter(PARAMS "lockfree_hits");
 		fallbacks -= counter(PARAMS "lockfree_fallbacks");
-		end = now() + ROUND_SECONDS;
-		while (now() < end)
+		end = t_now() + ROUND_SECONDS;
+		while (t_now() < end)
 			usleep(10000);
 		hits[mode] += counter(PARAMS "lockfree_hits") - h;
 		fallbacks += counter(PARAMS "lockfree_fallbacks");
