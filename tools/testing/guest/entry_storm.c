@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Every entry point at once from every CPU, for KCSAN: four threads, each
+ * its own /proc/stackinfo fd, go round the query for the caller, for
+ * another of the four, for a child process's thread, the batch for that
+ * child, the read of the text and, where the kernel has the in-tree
+ * files, the child's /proc/<pid>/task/<tid>/stackinfo and its ioctl. A
+ * data race between two of them (module state written on one CPU while
+ * another reads it) is then a KCSAN report, which fails the run; the
+ * race tests race the module against the kernel's changes to a process,
+ * which this does not. Every answer must be for the thread asked, with
+ * no error: the targets live throughout.
+ *
+ * It runs 20 s under KCSAN (/sys/kernel/debug/kcsan exists: KCSAN watches
+ * one access in a few thousand, for microseconds, so a racing pair of
+ * plain accesses needs some 10^5 calls to be seen; a planted unannotated
+ * counter in stackinfo_ioctl() was, within 20 s and 10^5 calls), 3 s
+ * elsewhere, and fails below 200 calls of each kind per thread.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+#define THREADS 4
+#define CHILD_THREADS 3
+#define MIN_CALLS 200
+
+enum op { OP_SELF, OP_SIBLING, OP_CHILD, OP_BATCH, OP_TEXT, OP_INTREE, OP_INTREE_IOCTL, OPS };
+
+static const char *const op_name[OPS] = {
+	"query self", "query sibling", "query child", "batch", "text", "in-tree read",
+	"in-tree ioctl",
+};
+
+struct worker {
+	pthread_t th;
+	pid_t tid;
+	long calls[OPS];
+	long bad[OPS];
+};
+
+static struct worker workers[THREADS];
+static pid_t child, child_tid;
+static int have_intree;
+static double seconds;
+static pthread_barrier_t start;
+
+static void count(struct worker *w, enum op op, int ok)
+{
+	w->calls[op]++;
+	if (!ok && w->bad[op]++ < 3)
+		fprintf(stderr, "%s: a bad answer (%s)\n", op_name[op], strerror(errno));
+}
+
+static void *work(void *arg)
+{
+	struct worker *w = arg;
+	struct worker *sibling = &workers[(w - workers + 1) % THREADS];
+	struct stackinfo_query arr[CHILD_THREADS + 4];
+	struct stackinfo_threads a;
+	struct stackinfo_query q;
+	double end;
+	int fd = si_open(), ifd = -1, err;
+	unsigned int i;
+
+	w->tid = t_gettid();
+	if (have_intree)
+		ifd = t_intree_open("/proc", child, child_tid);
+	pthread_barrier_wait(&start);
+	end = t_now() + seconds;
+	for (i = 0; t_now() < end; i++) {
+		enum op op = i % OPS;
+
+		switch (op) {
+		case OP_SELF:
+			err = si_module_query(fd, 0, 0, &q);
+			count(w, op, !err && q.out_tid == (uint32_t)w->tid);
+			break;
+		case OP_SIBLING:
+			err = si_module_query(fd, sibling->tid, 0, &q);
+			count(w, op, !err && q.out_tid == (uint32_t)sibling->tid);
+			break;
+		case OP_CHILD:
+			err = si_module_query(fd, child_tid, 0, &q);
+			count(w, op, !err && q.out_tid == (uint32_t)child_tid);
+			break;
+		case OP_BATCH:
+			err = t_threads_call(fd, child, &a, arr, CHILD_THREADS + 4);
+			count(w, op, !err && a.count == CHILD_THREADS + 1);
+			break;
+		case OP_TEXT:
+			err = si_text_read(fd, &q);
+			count(w, op, !err && q.out_tid == (uint32_t)w->tid);
+			break;
+		case OP_INTREE:
+			if (ifd < 0)
+				break;
+			err = si_text_read(ifd, &q);
+			count(w, op, !err && q.out_tid == (uint32_t)child_tid);
+			break;
+		case OP_INTREE_IOCTL:
+			if (ifd < 0)
+				break;
+			err = si_module_query(ifd, 0, 0, &q);
+			count(w, op, !err && q.out_tid == (uint32_t)child_tid);
+			break;
+		default:
+			break;
+		}
+	}
+	if (ifd >= 0)
+		close(ifd);
+	close(fd);
+	return NULL;
+}
+
+static void *child_sleeper(void *arg)
+{
+	(void)arg;
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/* A child of CHILD_THREADS + 1 threads; its last thread's tid in *tid. */
+static pid_t spawn_child(pid_t *tid)
+{
+	int p[2];
+	pid_t pid, t = 0;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		pthread_t th;
+		int i;
+
+		for (i = 0; i < CHILD_THREADS; i++)
+			if (pthread_create(&th, NULL, child_sleeper, NULL))
+				_exit(1);
+		t = t_gettid();
+		if (write(p[1], &t, sizeof(t)) != sizeof(t))
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	if (pid > 0 && read(p[0], &t, sizeof(t)) != sizeof(t)) {
+		t_reap(pid);
+		pid = -1;
+	}
+	close(p[0]);
+	*tid = t;
+	return pid;
+}
+
+int main(void)
+{
+	long total = 0;
+	int i, op;
+
+	seconds = access("/sys/kernel/debug/kcsan", F_OK) ? 3 : 20;
+	have_intree = !access("/proc/self/stackinfo", F_OK);
+	child = spawn_child(&child_tid);
+	if (child < 0) {
+		fprintf(stderr, "fork: %s\n", strerror(errno));
+		return 1;
+	}
+	pthread_barrier_init(&start, NULL, THREADS);
+	for (i = 0; i < THREADS; i++)
+		CHECK(!pthread_create(&workers[i].th, NULL, work, &workers[i]), "pthread_create");
+	for (i = 0; i < THREADS; i++)
+		pthread_join(workers[i].th, NULL);
+	t_reap(child);
+
+	for (op = 0; op < OPS; op++) {
+		long calls = 0, bad = 0, least = -1;
+
+		if ((op == OP_INTREE || op == OP_INTREE_IOCTL) && !have_intree)
+			continue;
+		for (i = 0; i < THREADS; i++) {
+			calls += workers[i].calls[op];
+			bad += workers[i].bad[op];
+			if (least < 0 || workers[i].calls[op] < least)
+				least = workers[i].calls[op];
+		}
+		total += calls;
+		printf("info: %s: %ld calls (the fewest in one thread %ld), %ld bad\n",
+		       op_name[op], calls, least, bad);
+		CHECK(!bad, "%s: %ld bad answers", op_name[op], bad);
+		CHECK(least >= MIN_CALLS, "%s: a thread made %ld calls, fewer than %d", op_name[op],
+		      least, MIN_CALLS);
+	}
+	printf("info: %ld calls in %.0f s from %d threads on %ld CPUs\n", total, seconds, THREADS,
+	       sysconf(_SC_NPROCESSORS_ONLN));
+	return t_result();
+}
