@@ -79,7 +79,7 @@ BINS := $(B)/bin/stackinfo $(B)/bin/stackinfo-demo $(B)/bin/getattr-print \
 # the in-tree series' kselftest (kernel/selftests/), run by the guest test
 # intree_selftest
 KSELFTEST := $(B)/guest/kselftest/proc-stackinfo
-GUEST_FILES := $(B)/guest/run-tests $(B)/guest/splat-patterns $(B)/guest/kcsan-filter.awk \
+GUEST_FILES := $(B)/guest/run-tests $(B)/guest/splat-patterns $(B)/guest/log-filter.awk \
 	$(B)/guest/testlib.sh \
 	$(B)/guest/kmsg-since $(B)/guest/m32/compat_abi $(KSELFTEST) $(B)/guest/bindings_test.py \
 	$(B)/guest/guest-plan $(B)/guest/plan.sh
@@ -308,7 +308,7 @@ $(B)/guest/splat-patterns: tools/testing/splat-patterns
 	@mkdir -p $(@D)
 	install -m 644 $< $@
 
-$(B)/guest/kcsan-filter.awk: tools/testing/kcsan-filter.awk
+$(B)/guest/log-filter.awk: tools/testing/log-filter.awk
 	@mkdir -p $(@D)
 	install -m 644 $< $@
 

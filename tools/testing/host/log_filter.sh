@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# tools/testing/kcsan-filter.awk drops the kernel's own KCSAN reports and
+# tools/testing/log-filter.awk drops the kernel's own KCSAN reports and
 # nothing else, in the host's awk and in busybox's (the guest's): a
 # report naming a stackinfo function in its title or only in a frame
 # stays, whole; one naming none goes, said on standard error without
@@ -8,7 +8,7 @@
 # report among them, stay; a report never closed by its line of '='s ends
 # after 60 lines, and what follows is kept.
 top=$(cd "$(dirname "$0")/../.." && pwd)
-filter=$top/tools/testing/kcsan-filter.awk
+filter=$top/tools/testing/log-filter.awk
 splat=$(paste -sd'|' "$top/tools/testing/splat-patterns") || exit 1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -42,6 +42,10 @@ bar================================================================
 	echo "BUG: KCSAN: data-race in copy_process / do_exit"
 	for i in $(seq 70); do echo " frame_$i+0x1/0x2"; done
 	echo "after the unclosed one"
+	echo "stackinfo: boot kmemleak scan"
+	echo "kmemleak: 8 new suspected memory leaks (see /sys/kernel/debug/kmemleak)"
+	echo "stackinfo: boot kmemleak scan done"
+	echo "kmemleak: 1 new suspected memory leaks (see /sys/kernel/debug/kmemleak)"
 } >"$tmp/log"
 
 for a in awk "busybox awk"; do
@@ -59,7 +63,7 @@ for a in awk "busybox awk"; do
 	}
 	lacks "the kernel's own report dropped" "$tmp/out" process_scheduled_works
 	has "the kernel's own report said" "$tmp/err" \
-		"kcsan-filter: not counted (no stackinfo function in it): KCSAN: data-race in process_scheduled_works+0x209/0x844"
+		"log-filter: not counted (no stackinfo function in it): KCSAN: data-race in process_scheduled_works+0x209/0x844"
 	! grep -qE "$splat" "$tmp/err" || { echo "FAIL: $a: a dropped report said as a splat"; fail=1; }
 	has "the module's report kept" "$tmp/out" \
 		"BUG: KCSAN: data-race in stackinfo_ioctl [stackinfo] / stackinfo_ioctl [stackinfo]"
@@ -70,8 +74,13 @@ for a in awk "busybox awk"; do
 	for line in before between "WARNING: CPU: 0 PID: 1 at somewhere" "after the unclosed one"; do
 		has "'$line' kept" "$tmp/out" "$line"
 	done
+	lacks "boot's kmemleak line dropped" "$tmp/out" "kmemleak: 8 new"
+	has "boot's kmemleak line said" "$tmp/err" \
+		"log-filter: not counted (boot's kmemleak scan, before any test): 8 new suspected memory leaks (see /sys/kernel/debug/kmemleak)"
+	has "a kmemleak line after the boot scan kept" "$tmp/out" \
+		"kmemleak: 1 new suspected memory leaks (see /sys/kernel/debug/kmemleak)"
 	n=$(grep -cE "$splat" "$tmp/out")
-	[ "$n" = 3 ] || { echo "FAIL: $a: $n lines for the splat patterns, want 3 (two reports, the WARNING)"; fail=1; }
+	[ "$n" = 4 ] || { echo "FAIL: $a: $n lines for the splat patterns, want 4 (two reports, the WARNING, the later kmemleak)"; fail=1; }
 done
-[ $fail = 0 ] && echo "PASS: kcsan-filter.awk in awk and busybox awk"
+[ $fail = 0 ] && echo "PASS: log-filter.awk in awk and busybox awk"
 exit $fail
