@@ -166,59 +166,21 @@ static void *work(void *arg)
 	return NULL;
 }
 
-static void *child_sleeper(void *arg)
-{
-	(void)arg;
-	for (;;)
-		pause();
-	return NULL;
-}
-
-/* A child of CHILD_THREADS + 1 threads; its last thread's tid in *tid. */
-static pid_t spawn_child(pid_t *tid)
-{
-	int p[2];
-	pid_t pid, t = 0;
-
-	if (pipe(p))
-		return -1;
-	pid = fork();
-	if (pid == 0) {
-		pthread_t th;
-		int i;
-
-		for (i = 0; i < CHILD_THREADS; i++)
-			if (pthread_create(&th, NULL, child_sleeper, NULL))
-				_exit(1);
-		t = t_gettid();
-		if (write(p[1], &t, sizeof(t)) != sizeof(t))
-			_exit(1);
-		for (;;)
-			pause();
-	}
-	close(p[1]);
-	if (pid > 0 && read(p[0], &t, sizeof(t)) != sizeof(t)) {
-		t_reap(pid);
-		pid = -1;
-	}
-	close(p[0]);
-	*tid = t;
-	return pid;
-}
-
 int main(void)
 {
 	double began = t_now();
+	pid_t tids[CHILD_THREADS + 1];
 	long total = 0;
 	int i, op;
 
 	seconds = access("/sys/kernel/debug/kcsan", F_OK) ? 3 : 20;
 	have_intree = !access("/proc/self/stackinfo", F_OK);
-	child = spawn_child(&child_tid);
-	if (child < 0) {
-		fprintf(stderr, "fork: %s\n", strerror(errno));
+	child = t_spawn_threaded(CHILD_THREADS);
+	if (child < 0 || t_task_tids(child, tids, CHILD_THREADS + 1) != CHILD_THREADS + 1) {
+		fprintf(stderr, "a child of %d threads: %s\n", CHILD_THREADS + 1, strerror(errno));
 		return 1;
 	}
+	child_tid = tids[CHILD_THREADS];
 	pthread_barrier_init(&start, NULL, THREADS);
 	pthread_barrier_init(&done, NULL, THREADS);
 	for (i = 0; i < THREADS; i++)

@@ -46,26 +46,6 @@ static void *sleeper(void *arg)
 	return NULL;
 }
 
-/* A child with WORKERS threads besides its main one, all in pause(). */
-static pid_t spawn_threaded(void)
-{
-	pid_t pid = fork();
-	pthread_t th;
-	int i;
-
-	if (pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		for (i = 0; i < WORKERS; i++)
-			if (pthread_create(&th, NULL, sleeper, NULL))
-				_exit(1);
-		sleeper(NULL);
-	}
-	/* started when /proc lists them all */
-	for (i = 0; pid > 0 && i < 5000 && t_task_tids(pid, NULL, 0) != WORKERS + 1; i++)
-		usleep(1000);
-	return pid > 0 && i < 5000 ? pid : -1;
-}
-
 /* Wait until every thread of @pid but @except sleeps: its tids' count. */
 static int all_sleeping(pid_t pid, pid_t except, pid_t *tids)
 {
@@ -262,7 +242,7 @@ int main(int argc, char **argv)
 	 * own threads then start as in any process (ASan's runtime, forked
 	 * while other threads hold its locks, may leave them spinning)
 	 */
-	child = spawn_threaded();
+	child = t_spawn_threaded(WORKERS);
 	CHECK(child > 0, "fork");
 	for (i = 0; i < WORKERS; i++)
 		CHECK(!pthread_create(&th[i], NULL, sleeper, NULL), "pthread_create");

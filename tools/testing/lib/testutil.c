@@ -612,6 +612,33 @@ pid_t t_spawn_sleeper(uid_t uid, int nondumpable)
 	return pid;
 }
 
+static void *t_pause_forever(void *arg)
+{
+	(void)arg;
+	for (;;)
+		pause();
+	return NULL;
+}
+
+pid_t t_spawn_threaded(int workers)
+{
+	pid_t pid = fork();
+	pthread_t th;
+	int i;
+
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		for (i = 0; i < workers; i++)
+			if (pthread_create(&th, NULL, t_pause_forever, NULL))
+				_exit(1);
+		t_pause_forever(NULL);
+	}
+	/* started when /proc lists them all */
+	for (i = 0; pid > 0 && i < 5000 && t_task_tids(pid, NULL, 0) != workers + 1; i++)
+		usleep(1000);
+	return pid > 0 && i < 5000 ? pid : -1;
+}
+
 void t_reap(pid_t pid)
 {
 	if (pid > 0) {

@@ -188,6 +188,11 @@ void t_bad_query(int fd, pid_t tid);
  * root), dumpable or not; it dies with its parent. Its pid or -1.
  */
 pid_t t_spawn_sleeper(uid_t uid, int nondumpable);
+/*
+ * A child of @workers threads besides its main one, all in pause(), that
+ * dies with its parent; its pid once /proc lists every thread, or -1.
+ */
+pid_t t_spawn_threaded(int workers);
 /* SIGKILL @pid and reap it (nothing for pid <= 0). */
 void t_reap(pid_t pid);
 /* A clone(CLONE_VM) child sharing our mm (not a thread), in pause(). */
