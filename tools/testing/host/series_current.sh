@@ -4,7 +4,9 @@
 # The committed in-tree series (kernel/patches/6.12, kernel/patches/7.2)
 # is the one the sources write: scripts/gen-series.sh is run again for each
 # base and must write the very same files (else: a change to module/ or
-# kernel/ that was not carried into the series; run the script). Then, per
+# kernel/ that was not carried into the series; run the script), or, when
+# Debian's base has moved on since it was written, write the same files and
+# messages there (same_result). Then, per
 # base: scripts/apply-series.sh applies it with patch -p1 to the base's
 # pristine files, `git am` applies it to a repository of them, a hunk
 # that cannot apply is named, and checkpatch.pl --strict finds nothing in
@@ -15,17 +17,63 @@ cp=$("$top/scripts/kernel-tools.sh")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
+
+# the base a series' cover letter names: "linux-source-6.12 6.12.117-1~deb12u1"
+against() {	# SERIES-DIR
+	sed -n 's/^Against \(linux-source-.*\)\.$/\1/p' "$1/0000-cover-letter.patch"
+}
+
+# Debian's base moves on (a stable update of linux-source-6.12 or of sid's
+# 7.2) without our sources changing: the series written against the old
+# one then differs in its hunks' line numbers and its cover letter's base.
+# It is still current when, applied to the new base, it writes the same
+# files as the series the sources write now, and every patch's message
+# (all before its diffstat) and the cover letter but its base are the same.
+same_result() {	# COMMITTED GENERATED PRISTINE; what differs in $tmp/same.out
+	local side s p
+	: >"$tmp/same.out"
+	for side in committed:"$1" generated:"$2"; do
+		s=${side#*:}
+		rm -rf "$tmp/${side%%:*}"
+		cp -r "$3" "$tmp/${side%%:*}"
+		for p in "$s"/0*.patch; do
+			case ${p##*/} in 0000-*) continue ;; esac
+			patch -d "$tmp/${side%%:*}" -p1 --forward --batch --quiet <"$p" >>"$tmp/same.out" 2>&1 ||
+				{ echo "${side%%:*} ${p##*/} does not apply to $3" >>"$tmp/same.out"; return 1; }
+		done
+	done
+	diff -ru "$tmp/committed" "$tmp/generated" >>"$tmp/same.out" || return 1
+	[ "$(ls "$1")" = "$(ls "$2")" ] || { echo "not the same patches" >>"$tmp/same.out"; return 1; }
+	for p in "$1"/0*.patch; do
+		case ${p##*/} in
+		0000-*) diff <(grep -v '^Against ' "$p") <(grep -v '^Against ' "$2/${p##*/}") ;;
+		*) diff <(sed '/^---$/q' "$p") <(sed '/^---$/q' "$2/${p##*/}") ;;
+		esac >>"$tmp/same.out" || { echo "${p##*/}: its message differs" >>"$tmp/same.out"; return 1; }
+	done
+}
+
 for v in 6.12 7.2; do
 	if ! "$top/scripts/gen-series.sh" "$v" "$tmp/$v" 2>"$tmp/gen.err"; then
 		echo "FAIL: gen-series.sh $v:"; cat "$tmp/gen.err"; fail=1; continue
 	fi
+	pristine=$("$top/scripts/gen-series.sh" --pristine "$v")
 	if ! diff -ru "$top/kernel/patches/$v" "$tmp/$v" >"$tmp/diff"; then
-		echo "FAIL: kernel/patches/$v is not what scripts/gen-series.sh $v writes:"
-		head -n 40 "$tmp/diff"
-		fail=1
+		was=$(against "$top/kernel/patches/$v") now=$(against "$tmp/$v")
+		if [ "$was" = "$now" ]; then
+			echo "FAIL: kernel/patches/$v is not what scripts/gen-series.sh $v writes:"
+			head -n 40 "$tmp/diff"
+			fail=1
+		elif same_result "$top/kernel/patches/$v" "$tmp/$v" "$pristine"; then
+			echo "series_current: info: kernel/patches/$v was written against $was;" \
+				"Debian's base is now $now, where it writes the very files and messages" \
+				"the sources do (scripts/gen-series.sh $v refreshes its line numbers and cover letter)"
+		else
+			echo "FAIL: kernel/patches/$v (written against $was) is not what scripts/gen-series.sh $v writes against $now:"
+			cat "$tmp/same.out"
+			fail=1
+		fi
 	fi
 
-	pristine=$("$top/scripts/gen-series.sh" --pristine "$v")
 	tree=$tmp/tree-$v
 	cp -r "$pristine" "$tree"
 	printf 'VERSION = %s\nPATCHLEVEL = %s\n' "${v%.*}" "${v#*.}" >"$tree/Makefile"
