@@ -46,14 +46,14 @@ static void *sleeper(void *arg)
 	return NULL;
 }
 
-/* Wait until every thread of @pid but @except sleeps: its tids' count. */
+/* Wait until every thread of @pid but @except is in pause(): its tids' count. */
 static int all_sleeping(pid_t pid, pid_t except, pid_t *tids)
 {
 	int n = t_task_tids(pid, tids, MAX_TIDS), i;
 
 	for (i = 0; i < n; i++)
 		if (tids[i] != except)
-			CHECK(!t_wait_sleeping(tids[i]), "thread %d does not sleep", (int)tids[i]);
+			CHECK(!t_wait_paused(tids[i]), "thread %d is not in pause()", (int)tids[i]);
 	return n;
 }
 

@@ -164,16 +164,52 @@ int t_count_fds(void)
 	return n - 1;	/* the directory's own fd */
 }
 
-int t_wait_sleeping(pid_t tid)
+/* /proc/<tid>: a thread of this process or of another one */
+static bool sleeps(pid_t tid)
 {
 	char path[64], buf[512], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
+	return si_read_file(path, buf, sizeof(buf)) > 0 && (p = strrchr(buf, ')')) &&
+	       (p[2] == 'S' || p[2] == 'D');
+}
+
+int t_wait_sleeping(pid_t tid)
+{
 	int i;
 
-	/* /proc/<tid>: a thread of this process or of another one */
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
 	for (i = 0; i < 5000; i++) {
-		if (si_read_file(path, buf, sizeof(buf)) > 0 &&
-		    (p = strrchr(buf, ')')) && (p[2] == 'S' || p[2] == 'D'))
+		if (sleeps(tid))
+			return 0;
+		usleep(1000);
+	}
+	return -ETIMEDOUT;
+}
+
+/* glibc's pause(): pause where the kernel has it, else ppoll (or sigsuspend) */
+static bool is_pause_nr(long nr)
+{
+#ifdef SYS_pause
+	if (nr == SYS_pause)
+		return true;
+#endif
+	return nr == SYS_ppoll || nr == SYS_rt_sigsuspend;
+}
+
+int t_wait_paused(pid_t tid)
+{
+	char path[64], buf[512];
+	int i;
+
+	/*
+	 * Sleeping is not enough: a thread just started may sleep first
+	 * elsewhere (ASan's runtime takes its locks there), its SP deeper
+	 * than pause()'s. /proc/<tid>/syscall names the syscall it sleeps in.
+	 */
+	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)tid);
+	for (i = 0; i < 5000; i++) {
+		if (sleeps(tid) && si_read_file(path, buf, sizeof(buf)) > 0 &&
+		    buf[0] >= '0' && buf[0] <= '9' && is_pause_nr(strtol(buf, NULL, 10)))
 			return 0;
 		usleep(1000);
 	}

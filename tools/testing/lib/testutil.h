@@ -131,6 +131,12 @@ void t_in_child(const char *what, int (*fn)(void));
 int t_count_fds(void);
 /* Wait (up to 5 s) until thread @tid (of any process) sleeps: 0 or -ETIMEDOUT. */
 int t_wait_sleeping(pid_t tid);
+/*
+ * Wait (up to 5 s) until thread @tid sleeps in pause() (or ppoll or
+ * sigsuspend), by /proc/<tid>/syscall: 0 or -ETIMEDOUT. For threads whose
+ * SP is compared: a thread may sleep elsewhere before it gets there.
+ */
+int t_wait_paused(pid_t tid);
 
 /*
  * The in-tree files (CONFIG_PROC_STACKINFO): open @proc/<pid>/stackinfo
