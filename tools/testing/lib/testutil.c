@@ -324,6 +324,54 @@ void vma_flags_perms(uint64_t flags, char out[5])
 	out[4] = '\0';
 }
 
+void t_layout_against_maps(const char *what, const struct stackinfo_query *q,
+			   const struct maps *m)
+{
+	const struct maps_entry *e, *prev;
+	char perms[5];
+	int guard;
+
+	CHECK(q->map_count == maps_vma_count(m), "%s: map_count %u, maps %zu", what,
+	      q->map_count, maps_vma_count(m));
+	e = maps_find(m, q->start_stack, &prev);
+	CHECK(e && (q->valid & STACKINFO_VALID_MAIN_VMA), "%s: start_stack %#llx: no VMA", what,
+	      (unsigned long long)q->start_stack);
+	if (e && (q->valid & STACKINFO_VALID_MAIN_VMA)) {
+		vma_flags_perms(q->main_vma_flags, perms);
+		CHECK(q->main_vma_start == e->start && q->main_vma_end == e->end &&
+		      !strcmp(perms, e->perms), "%s: main %#llx-%#llx %s, maps %#llx-%#llx %s", what,
+		      (unsigned long long)q->main_vma_start, (unsigned long long)q->main_vma_end,
+		      perms, (unsigned long long)e->start, (unsigned long long)e->end, e->perms);
+		CHECK(!!prev == !!(q->valid & STACKINFO_VALID_MAIN_PREV) &&
+		      (!prev || q->main_prev_end == prev->end), "%s: main_prev_end %#llx, maps %#llx",
+		      what, (unsigned long long)q->main_prev_end,
+		      prev ? (unsigned long long)prev->end : 0ULL);
+	}
+	if (!(q->valid & STACKINFO_VALID_SP))
+		return;
+	e = maps_find(m, q->sp, &prev);
+	CHECK(!!e == !!(q->valid & STACKINFO_VALID_SP_VMA), "%s: sp %#llx: VMA %s in maps, %s in the answer",
+	      what, (unsigned long long)q->sp, e ? "one" : "none",
+	      q->valid & STACKINFO_VALID_SP_VMA ? "one" : "none");
+	if (!e || !(q->valid & STACKINFO_VALID_SP_VMA))
+		return;
+	vma_flags_perms(q->sp_vma_flags, perms);
+	CHECK(q->sp_vma_start == e->start && q->sp_vma_end == e->end && !strcmp(perms, e->perms),
+	      "%s: sp_vma %#llx-%#llx %s, maps %#llx-%#llx %s", what,
+	      (unsigned long long)q->sp_vma_start, (unsigned long long)q->sp_vma_end, perms,
+	      (unsigned long long)e->start, (unsigned long long)e->end, e->perms);
+	CHECK(!!prev == !!(q->valid & STACKINFO_VALID_SP_PREV) &&
+	      (!prev || q->sp_prev_end == prev->end), "%s: sp_prev_end %#llx, maps %#llx", what,
+	      (unsigned long long)q->sp_prev_end, prev ? (unsigned long long)prev->end : 0ULL);
+	guard = prev && prev->end == e->start && !strncmp(prev->perms, "---", 3);
+	CHECK(guard == !!(q->valid & STACKINFO_VALID_SP_GUARD) &&
+	      (!guard || (q->sp_guard_start == prev->start && q->sp_guard_end == prev->end)),
+	      "%s: guard %#llx-%#llx (valid %d), maps %#llx-%#llx %s", what,
+	      (unsigned long long)q->sp_guard_start, (unsigned long long)q->sp_guard_end,
+	      !!(q->valid & STACKINFO_VALID_SP_GUARD), prev ? (unsigned long long)prev->start : 0ULL,
+	      prev ? (unsigned long long)prev->end : 0ULL, prev ? prev->perms : "-");
+}
+
 int si_open(void)
 {
 	int fd = open(STACKINFO_PROC_PATH, O_RDONLY | O_CLOEXEC);

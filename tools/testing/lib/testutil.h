@@ -66,6 +66,14 @@ size_t maps_vma_count(const struct maps *m);
 
 /* The permission string stackinfo's flags give, "rw-p" style. */
 void vma_flags_perms(uint64_t flags, char out[5]);
+/*
+ * CHECK that the layout @q reports (map_count, the main stack's VMA and
+ * the end of the one below it, the SP's VMA, the end of the one below and
+ * its guard) is what @m, maps read at a moment the layout did not change,
+ * says; @what names the answer in a failure.
+ */
+void t_layout_against_maps(const char *what, const struct stackinfo_query *q,
+			   const struct maps *m);
 
 int si_open(void);
 /* STACKINFO_IOC_QUERY for @tid is libstackinfo's si_module_query(). */
