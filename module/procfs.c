@@ -5,7 +5,9 @@
  * thread, the ioctl for any thread the access policy allows (access.c).
  *
  * procfs keeps rmmod safe with fds open: proc_remove() waits for calls in
- * flight, releases the open files, and later calls on them get -EIO.
+ * flight (a call's copy to user memory included, however long it waits),
+ * releases the open files, and calls on them from the start of the
+ * removal get -EIO (read) or -ENOTTY (ioctl).
  */
 #include <linux/fs.h>
 #include <linux/proc_fs.h>

@@ -24,8 +24,6 @@
 
 #include "testutil.h"
 
-#define MODULE_KO "/stackinfo/stackinfo.ko"
-
 static long page;
 
 static void on_segv(int sig)
@@ -108,17 +106,6 @@ static int reported_gap(uint64_t *gap)
 	return 0;
 }
 
-static int load(const char *params)
-{
-	int fd = open(MODULE_KO, O_RDONLY | O_CLOEXEC), err;
-
-	if (fd < 0)
-		return -errno;
-	err = syscall(SYS_finit_module, fd, params, 0) ? -errno : 0;
-	close(fd);
-	return err;
-}
-
 /* The module parameter: stack_guard_gap=77 reports 77 pages. */
 static void parameter(void)
 {
@@ -129,7 +116,7 @@ static void parameter(void)
 		CHECK(0, "rmmod stackinfo: %s", strerror(errno));
 		return;
 	}
-	err = load("stack_guard_gap=77");
+	err = t_module_load("stack_guard_gap=77");
 	CHECK(!err, "insmod stack_guard_gap=77: %s", strerror(-err));
 	if (!err) {
 		err = reported_gap(&gap);
@@ -138,7 +125,7 @@ static void parameter(void)
 		CHECK(!syscall(SYS_delete_module, "stackinfo", O_NONBLOCK), "rmmod: %s",
 		      strerror(errno));
 	}
-	err = load("");
+	err = t_module_load("");
 	CHECK(!err, "insmod again: %s", strerror(-err));
 }
 

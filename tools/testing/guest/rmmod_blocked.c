@@ -39,7 +39,6 @@
 
 #include "testutil.h"
 
-#define MODULE_KO	"/stackinfo/stackinfo.ko"
 #define REGION		(64UL << 20)
 #define NSLEEPERS	4
 #define NQUERIERS	2
@@ -58,14 +57,6 @@ static atomic_bool stop;
 static atomic_ulong unloads_begun;
 static atomic_ulong blocked_answers, batch_answers, answers, gone, bad;
 
-static void *sleeper(void *arg)
-{
-	(void)arg;
-	for (;;)
-		pause();
-	return NULL;
-}
-
 /* C: sleeping threads, and its main thread holding mmap_lock for writing */
 static void child(void)
 {
@@ -79,7 +70,7 @@ static void child(void)
 	if (region == MAP_FAILED)
 		_exit(1);
 	for (i = 0; i < NSLEEPERS; i++)
-		pthread_create(&th, NULL, sleeper, NULL);
+		pthread_create(&th, NULL, t_pause_forever, NULL);
 	for (;;) {
 		mprotect(region, REGION, PROT_READ);
 		mprotect(region, REGION, PROT_READ | PROT_WRITE);
@@ -168,17 +159,6 @@ static bool loaded(void)
 	return access("/proc/stackinfo", F_OK) == 0;
 }
 
-static int load(void)
-{
-	int fd = open(MODULE_KO, O_RDONLY | O_CLOEXEC), ret;
-
-	if (fd < 0)
-		return -errno;
-	ret = syscall(SYS_finit_module, fd, "", 0) ? -errno : 0;
-	close(fd);
-	return ret;
-}
-
 int main(void)
 {
 	struct maps maps = { 0 };
@@ -191,8 +171,8 @@ int main(void)
 		fprintf(stderr, "SKIP: needs root and the module loaded\n");
 		return 77;
 	}
-	if (access(MODULE_KO, R_OK)) {
-		fprintf(stderr, "SKIP: no %s to load again\n", MODULE_KO);
+	if (access(T_MODULE_KO, R_OK)) {
+		fprintf(stderr, "SKIP: no %s to load again\n", T_MODULE_KO);
 		return 77;
 	}
 	c_pid = fork();
@@ -232,7 +212,7 @@ int main(void)
 			break;
 		unloads++;
 		CHECK(!loaded(), "/proc/stackinfo still there after rmmod");
-		err = -load();
+		err = -t_module_load("");
 		CHECK(!err, "finit_module: %s", strerror(err));
 		if (err)
 			break;
@@ -242,7 +222,7 @@ int main(void)
 		pthread_join(th[i], NULL);
 	t_reap(c_pid);
 	if (!loaded())
-		CHECK(!load(), "the module could not be loaded again");
+		CHECK(!t_module_load(""), "the module could not be loaded again");
 
 	printf("info: %.0f s, %lu unloads; %lu answers, %lu queries and %lu batches "
 	       "answered across an rmmod's start after blocking, %lu ENOTTY after removal, "

@@ -48,6 +48,17 @@ double t_now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+int t_module_load(const char *params)
+{
+	int fd = open(T_MODULE_KO, O_RDONLY | O_CLOEXEC), err;
+
+	if (fd < 0)
+		return -errno;
+	err = syscall(SYS_finit_module, fd, params, 0) ? -errno : 0;
+	close(fd);
+	return err;
+}
+
 int t_write_file(const char *path, const char *text)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
@@ -696,7 +707,7 @@ pid_t t_spawn_sleeper(uid_t uid, int nondumpable)
 	return pid;
 }
 
-static void *t_pause_forever(void *arg)
+void *t_pause_forever(void *arg)
 {
 	(void)arg;
 	for (;;)

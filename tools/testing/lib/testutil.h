@@ -106,6 +106,11 @@ pid_t t_gettid(void);
 /* CLOCK_MONOTONIC in seconds. */
 double t_now(void);
 
+/* Where the guest has the module, to load it again after an unload. */
+#define T_MODULE_KO "/stackinfo/stackinfo.ko"
+/* finit_module() of T_MODULE_KO with @params ("" for none): 0 or -errno. */
+int t_module_load(const char *params);
+
 /* Write @text to the file @path (a /proc or /sys knob): 0 or -errno. */
 int t_write_file(const char *path, const char *text);
 /* Yama's ptrace_scope, -1 where the kernel has no Yama; set it: 0 or -errno. */
@@ -207,6 +212,8 @@ pid_t t_spawn_sleeper(uid_t uid, int nondumpable);
  * dies with its parent; its pid once /proc lists every thread, or -1.
  */
 pid_t t_spawn_threaded(int workers);
+/* A thread's start routine that sleeps in pause() for ever. */
+void *t_pause_forever(void *arg);
 /* SIGKILL @pid and reap it (nothing for pid <= 0). */
 void t_reap(pid_t pid);
 /* A clone(CLONE_VM) child sharing our mm (not a thread), in pause(). */
