@@ -130,7 +130,7 @@ static struct param_run *param_run_of(struct kunit *test)
 	return container_of(test, struct param_run, test);
 }
 
-/* As lib/kunit/test.c:253-259, kunit_run_case_cleanup(). */
+/* As lib/kunit/test.c:254-261, kunit_run_case_cleanup(). */
 static void param_cleanup(struct param_run *r)
 {
 	if (r->suite->exit)
@@ -138,7 +138,7 @@ static void param_cleanup(struct param_run *r)
 	kunit_cleanup(&r->test);
 }
 
-/* As lib/kunit/test.c:271-288, kunit_try_run_case(), in a new kthread. */
+/* As lib/kunit/test.c:269-287, kunit_try_run_case(), in a new kthread. */
 static void param_try(void *data)
 {
 	struct param_run *r = data;
@@ -159,7 +159,7 @@ static void param_try(void *data)
 	param_cleanup(r);
 }
 
-/* As kunit_catch_run_case() (lib/kunit/test.c:290-318). */
+/* As kunit_catch_run_case() (lib/kunit/test.c:290-321). */
 static void param_catch(void *data)
 {
 	struct param_run *r = data;
