@@ -15,7 +15,6 @@
  * itself. Nothing else runs in the guest while the suites do.
  */
 #include <kunit/test.h>
-#include <kunit/resource.h>
 #include <linux/cred.h>
 #include <linux/kthread.h>
 #include <linux/mm.h>

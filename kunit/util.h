@@ -7,6 +7,9 @@
 #include <linux/bits.h>
 #include <linux/mman.h>
 
+/* KUnit's differences between the kernels (kunit_alloc_resource() too) */
+#include "compat.h"
+
 /* Where the cases lay out their VMAs: far from anything the mm starts with. */
 #define BASE BIT(32)
 #define SZ PAGE_SIZE

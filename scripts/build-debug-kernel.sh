@@ -12,6 +12,8 @@
 #   7.2    Debian unstable's linux-source-7.2 (scripts/fetch-debian.sh;
 #          fetched once and kept: delete $STACKINFO_CACHE/sid-linux-source-7.2
 #          to take a newer one)
+#   5.10   Debian 11's linux-source-5.10 (bullseye, fetched the same way into
+#          $STACKINFO_CACHE/bullseye-linux-source-5.10)
 #   7.2-rt the same with PREEMPT_RT (kunit/debug-rt.config)
 #   6.12-arm64  linux-source-6.12 cross-built for arm64 with clang (ARCH=arm64
 #          LLVM=1; kunit/debug-arm64.config),
@@ -33,10 +35,10 @@ case ${1:-} in
 --built) mode=built; shift ;;
 --source) mode=source; shift ;;
 esac
-version=${1:?usage: build-debug-kernel.sh [--built|--source] 6.1|6.12|7.2|7.2-rt}
+version=${1:?usage: build-debug-kernel.sh [--built|--source] 6.1|6.12|7.2|7.2-rt|5.10}
 case $version in
-6.1 | 6.12 | 7.2 | 7.2-rt | 6.12-arm64) ;;
-*) echo "build-debug-kernel: unknown version '$version' (known: 6.1 6.12 7.2 7.2-rt 6.12-arm64)" >&2; exit 2 ;;
+6.1 | 6.12 | 7.2 | 7.2-rt | 6.12-arm64 | 5.10) ;;
+*) echo "build-debug-kernel: unknown version '$version' (known: 6.1 6.12 7.2 7.2-rt 6.12-arm64 5.10)" >&2; exit 2 ;;
 esac
 # VERSION-arm64: VERSION's source and fragments, kunit/debug-arm64.config,
 # cross-built with clang; make's ARCH and LLVM and the image it builds
@@ -55,12 +57,19 @@ base=${version_base%-rt}
 frag_rt=
 [ "$base" = "$version_base" ] || frag_rt=$top/kunit/debug-rt.config
 pkg=linux-source-$base
-sid=$cache/sid-$pkg
+# the sources that are not the machine's own release's: another suite's,
+# fetched with a private apt state and kept under $cache/SUITE-PACKAGE
+case $base in
+7.2) suite=sid ;;
+5.10) suite=bullseye ;;
+*) suite= ;;
+esac
+fetched=$cache/$suite-$pkg
 
 # srcver: the source package's version, empty when it is not there yet
 srcver() {
-	if [ "$base" = 7.2 ]; then
-		cat "$sid/version" 2>/dev/null || true
+	if [ -n "$suite" ]; then
+		cat "$fetched/version" 2>/dev/null || true
 	else
 		dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null || true
 	fi
@@ -120,16 +129,16 @@ mkdir -p "$cache"
 # takes the source while a kernel of that version builds
 exec 9>"$cache/source-$base.lock"
 flock 9
-if [ "$base" = 7.2 ]; then
-	if [ ! -s "$sid/version" ]; then
-		echo "build-debug-kernel: fetching $pkg from Debian unstable" >&2
-		rm -rf "$sid.tmp"
-		mkdir -p "$sid.tmp"
-		"$top/scripts/fetch-debian.sh" "$pkg" "$sid.tmp" >"$sid.tmp/version"
-		rm -rf "$sid.tmp/apt" "$sid.tmp/deb" "$sid"
-		mv "$sid.tmp" "$sid"
+if [ -n "$suite" ]; then
+	if [ ! -s "$fetched/version" ]; then
+		echo "build-debug-kernel: fetching $pkg from Debian's $suite" >&2
+		rm -rf "$fetched.tmp"
+		mkdir -p "$fetched.tmp"
+		"$top/scripts/fetch-debian.sh" --suite "$suite" "$pkg" "$fetched.tmp" >"$fetched.tmp/version"
+		rm -rf "$fetched.tmp/apt" "$fetched.tmp/deb" "$fetched"
+		mv "$fetched.tmp" "$fetched"
 	fi
-	tarball=$(ls "$sid/root/usr/src/$pkg.tar."* 2>/dev/null | head -n 1)
+	tarball=$(ls "$fetched/root/usr/src/$pkg.tar."* 2>/dev/null | head -n 1)
 else
 	tarball=$(ls "/usr/src/$pkg.tar."* 2>/dev/null | head -n 1)
 fi

@@ -12,7 +12,7 @@ mkdir -p "$out"
 # -c: copy by content, so mtimes of unchanged files keep make incremental.
 sync_sources() {
 	local f
-	for f in Kbuild $(cd "$top" && find module include kunit -type f \( -name '*.[ch]' -o -name Kbuild \) 2>/dev/null); do
+	for f in Kbuild $(cd "$top" && find module include kunit -type f \( -name '*.[ch]' -o -name '*.lds' -o -name Kbuild \) 2>/dev/null); do
 		mkdir -p "$out/$(dirname "$f")"
 		cmp -s "$top/$f" "$out/$f" || cp "$top/$f" "$out/$f"
 	done

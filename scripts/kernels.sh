@@ -13,8 +13,9 @@
 #                these three unpacked under $STACKINFO_CACHE/NAME, not
 #                installed (scripts/fetch-debian-kernel.sh)
 #   debug-6.1    our KUnit/KASAN/lockdep kernels (build-debug-kernel.sh),
-#   debug-6.12   from Debian 12's linux-source-6.1 and -6.12 and Debian
-#   debug-7.2    unstable's linux-source-7.2
+#   debug-6.12   from Debian 12's linux-source-6.1 and -6.12, Debian
+#   debug-7.2    unstable's linux-source-7.2 and Debian 11's
+#   debug-5.10   linux-source-5.10
 #   debug-7.2-rt debug-7.2 with PREEMPT_RT (kunit/debug-rt.config)
 #   debug-6.12-arm64
 #                debug-6.12's source and fragments cross-built for arm64
@@ -22,7 +23,7 @@
 #   debug        debug-6.12
 
 _kernels_top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-KERNELS_KNOWN="debian-6.12 debian-6.1 debian-6.12-rt debian-6.1-rt debian-5.10 debug-6.1 debug-6.12 debug-7.2 debug-7.2-rt debug-6.12-arm64 debug"
+KERNELS_KNOWN="debian-6.12 debian-6.1 debian-6.12-rt debian-6.1-rt debian-5.10 debug-6.1 debug-6.12 debug-7.2 debug-7.2-rt debug-5.10 debug-6.12-arm64 debug"
 _kernels_cache=${STACKINFO_CACHE:-/var/cache/stackinfo}
 
 # kernel_find NAME: set KVER, VMLINUZ, KDIR; return 1 if not installed or
@@ -40,7 +41,7 @@ kernel_find() {
 		VMLINUZ=$tree/root/boot/vmlinuz-$KVER
 		KDIR=$tree/root/usr/src/linux-headers-$KVER
 		return 0 ;;
-	debug | debug-6.1 | debug-6.12 | debug-7.2 | debug-7.2-rt | debug-6.12-arm64)
+	debug | debug-6.1 | debug-6.12 | debug-7.2 | debug-7.2-rt | debug-5.10 | debug-6.12-arm64)
 		tree=$("$_kernels_top/scripts/build-debug-kernel.sh" --built \
 			"$(kernel_debug_version "$1")") || return 1
 		KVER=$(cat "$tree/include/config/kernel.release")

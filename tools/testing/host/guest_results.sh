@@ -51,7 +51,7 @@ expect() {
 	fi
 }
 
-for k in debian-6.12 debug-6.12 debug-7.2 debug-7.2-rt; do
+for k in debian-6.12 debug-6.12 debug-7.2 debug-7.2-rt debug-5.10; do
 	full "$k"
 	grep -q '^PASS: query_truth$' "$tmp/full.$k" ||
 		{ echo "FAIL: $k: an empty log is not short of query_truth"; fail=1; }
@@ -100,6 +100,14 @@ expect 0 '^SKIP: cli_addr \(plan: ' "debug-7.2-rt: cli_addr planned off"
 expect 0 '^SKIP: access_yama3 \(plan: ' "debug-7.2-rt: access_yama3 planned off"
 expect 0 '^PASS: reap_race$' "debug-7.2-rt: reap_race planned on"
 expect 0 '^PASS: kunit-load\+kernel-log$' "debug-7.2-rt: KUnit planned on"
+# debug-5.10 as debug-6.1: the module's tests, not the library's
+run debug-5.10 "$tmp/full.debug-5.10"
+expect 0 '^SKIP: lib_api \(plan: ' "debug-5.10: the library's tests planned off"
+expect 0 '^SKIP: harness_scale \(plan: ' "debug-5.10: harness_scale planned off"
+expect 0 '^PASS: fail_nth$' "debug-5.10: fail_nth planned on"
+expect 0 '^PASS: access_yama3$' "debug-5.10: access_yama3 planned on"
+expect 0 '^PASS: guard_gap$' "debug-5.10: guard_gap planned on"
+expect 0 '^PASS: kunit-load\+kernel-log$' "debug-5.10: KUnit planned on"
 grep -q '^PASS: nomod-lib_python$' "$tmp/full.debian-6.12" &&
 	{ echo "FAIL: debian-6.12 should not run nomod-lib_python"; fail=1; }
 grep -v '^PASS: lib_python$' "$tmp/full.debian-6.12" >"$tmp/log"
