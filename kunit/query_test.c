@@ -469,12 +469,19 @@ static void query_check_failure_is_the_answer(struct kunit *test)
 	}
 }
 
-/* Every path drops what it took: task and mm references stay balanced. */
+/*
+ * Every path drops what it took: task and mm references stay balanced.
+ * mm_users, not mm_count, which the module never takes (mmgrab()) and the
+ * scheduler moves on its own: a CPU that switched from init to a kthread
+ * keeps init's mm as its lazy active_mm, with an mm_count reference,
+ * until it switches to another mm (kernel/sched/core.c, context_switch();
+ * debug-6.12 once saw it go from 5 to 1 across this case).
+ */
 static void query_balances_references(struct kunit *test)
 {
 	struct pid *pid = find_get_pid(1);
 	struct task_struct *init = get_pid_task(pid, PIDTYPE_PID);
-	unsigned int task_refs, mm_users, mm_count, i;
+	unsigned int task_refs, mm_users, i;
 	struct stackinfo_query q;
 	struct mm_struct *mm;
 	struct cred *dropped;
@@ -492,7 +499,6 @@ static void query_balances_references(struct kunit *test)
 
 	task_refs = refcount_read(&init->usage);
 	mm_users = atomic_read(&mm->mm_users);
-	mm_count = atomic_read(&mm->mm_count);
 	for (i = 0; i < 50; i++) {
 		KUNIT_EXPECT_EQ(test, query_tid(1, 0, &q), 0);
 		KUNIT_EXPECT_EQ(test, query_tid(1, STACKINFO_QUERY_NO_SP, &q),
@@ -504,7 +510,6 @@ static void query_balances_references(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, refcount_read(&init->usage), task_refs);
 	KUNIT_EXPECT_EQ(test, atomic_read(&mm->mm_users), mm_users);
-	KUNIT_EXPECT_EQ(test, atomic_read(&mm->mm_count), mm_count);
 	put_cred(dropped);
 	mmput(mm);
 	put_task_struct(init);
