@@ -27,17 +27,21 @@ for k in ${GATE_KERNELS:-debian-6.12 debian-6.1 debian-6.12-rt debian-6.1-rt deb
 		continue
 	}
 	# where vm-run builds it, which then has nothing left to compile (its
-	# W=1 build is this one's without sparse); under vm-run's lock
+	# W=1 build is this one's without sparse); under vm-run's lock, opened
+	# inside the substitution: a redirection after it is made only once the
+	# substitution has run, and flock then had no fd 9 to lock
 	out=$top/build/$k/module
 	case $k in
 	debug-6.12 | debian-6.1 | debug-5.10) sparse=C=2 ;;
 	*) sparse= ;;
 	esac
 	log=$(
-		flock 9
-		rm -rf "$out"
-		"$top/scripts/build-module.sh" "$KDIR" "$out" W=1 $sparse 2>&1
-	) 9>"$top/build/.lock"
+		{
+			flock 9 || { echo "cannot lock build/.lock"; exit 1; }
+			rm -rf "$out"
+			"$top/scripts/build-module.sh" "$KDIR" "$out" W=1 $sparse 2>&1
+		} 9>"$top/build/.lock"
+	)
 	if [ $? != 0 ] || grep -qE 'warning:|error:' <<<"$log"; then
 		echo "FAIL: $k: W=1 $sparse build"
 		echo "$log"
