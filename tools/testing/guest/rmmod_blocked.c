@@ -187,13 +187,22 @@ int main(void)
 	       t_now() - start < 30)
 		usleep(10000);
 	CHECK(c_ntids == NSLEEPERS + 1, "C has %d threads", c_ntids);
-	if (!maps_read(&maps, c_pid))
-		for (i = 0; i < (int)maps.n; i++)
-			if (!strcmp(maps.v[i].name, "[stack]")) {
-				c_stack_start = maps.v[i].start;
-				c_stack_end = maps.v[i].end;
-			}
-	maps_free(&maps);
+	/*
+	 * C's writer splits and merges its region all the time, and a maps
+	 * read of several read()s may then show a VMA twice (the seq_file
+	 * resumes at an address a merged VMA now covers): maps_read() refuses
+	 * such a text, so read again (seen once on debug-7.2-rt)
+	 */
+	start = t_now();
+	while (!c_stack_end && t_now() - start < 30) {
+		if (!maps_read(&maps, c_pid))
+			for (i = 0; i < (int)maps.n; i++)
+				if (!strcmp(maps.v[i].name, "[stack]")) {
+					c_stack_start = maps.v[i].start;
+					c_stack_end = maps.v[i].end;
+				}
+		maps_free(&maps);
+	}
 	CHECK(c_stack_end, "no [stack] in /proc/%d/maps", (int)c_pid);
 
 	for (i = 0; i < NQUERIERS; i++)
