@@ -161,7 +161,6 @@ static bool loaded(void)
 
 int main(void)
 {
-	struct maps maps = { 0 };
 	pthread_t th[NQUERIERS];
 	unsigned long unloads = 0;
 	double start;
@@ -187,23 +186,8 @@ int main(void)
 	       t_now() - start < 30)
 		usleep(10000);
 	CHECK(c_ntids == NSLEEPERS + 1, "C has %d threads", c_ntids);
-	/*
-	 * C's writer splits and merges its region all the time, and a maps
-	 * read of several read()s may then show a VMA twice (the seq_file
-	 * resumes at an address a merged VMA now covers): maps_read() refuses
-	 * such a text, so read again (seen once on debug-7.2-rt)
-	 */
-	start = t_now();
-	while (!c_stack_end && t_now() - start < 30) {
-		if (!maps_read(&maps, c_pid))
-			for (i = 0; i < (int)maps.n; i++)
-				if (!strcmp(maps.v[i].name, "[stack]")) {
-					c_stack_start = maps.v[i].start;
-					c_stack_end = maps.v[i].end;
-				}
-		maps_free(&maps);
-	}
-	CHECK(c_stack_end, "no [stack] in /proc/%d/maps", (int)c_pid);
+	CHECK(!maps_stack(c_pid, &c_stack_start, &c_stack_end), "no [stack] in /proc/%d/maps",
+	      (int)c_pid);
 
 	for (i = 0; i < NQUERIERS; i++)
 		pthread_create(&th[i], NULL, querier, i ? (void *)1 : NULL);

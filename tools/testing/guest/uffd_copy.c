@@ -718,23 +718,6 @@ static pid_t spawn_c(void)
 	return pid;
 }
 
-/* [stack] of @pid's maps into @s */
-static int stack_of(pid_t pid, uint64_t s[2])
-{
-	struct maps m = { 0 };
-	size_t i;
-
-	if (maps_read(&m, pid))
-		return -1;
-	for (i = 0; i < m.n; i++)
-		if (!strcmp(m.v[i].name, "[stack]")) {
-			s[0] = m.v[i].start;
-			s[1] = m.v[i].end;
-		}
-	maps_free(&m);
-	return s[1] ? 0 : -1;
-}
-
 /*
  * @cp on the module's file or the in-tree one, about this process (@c
  * false) or C; its fd opened. Returns false when there is no such case (a
@@ -1090,7 +1073,8 @@ int main(void)
 	CHECK(n == OWN_THREADS, "%d threads, not %d", n, OWN_THREADS);
 	own_sleeper = n > 1 ? tids[1] : 0;
 	CHECK(!t_wait_paused(own_sleeper), "the sleeper does not sleep");
-	CHECK(!stack_of(getpid(), own_stack) && !stack_of(c_pid, c_stack), "no [stack] in maps");
+	CHECK(!maps_stack(0, &own_stack[0], &own_stack[1]) &&
+	      !maps_stack(c_pid, &c_stack[0], &c_stack[1]), "no [stack] in maps");
 	if (t_failures) {
 		t_reap(c_pid);
 		return t_result();

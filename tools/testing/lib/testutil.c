@@ -280,13 +280,41 @@ int maps_parse(struct maps *m, const char *text)
 
 int maps_read(struct maps *m, pid_t pid)
 {
-	int fd = si_open_maps(pid), err;
+	int tries = 100, err;
 
-	if (fd < 0)
-		return fd;
-	m->n = 0;
-	err = si_maps_scan(fd, maps_add, m);
-	close(fd);
+	/*
+	 * A read of several read()s while the process splits and merges a
+	 * mapping may show a VMA twice (the seq_file resumes at an address a
+	 * merged VMA now covers): never a layout, so maps_add() refuses it
+	 * and the text is read again (rmmod_blocked saw one on debug-7.2-rt)
+	 */
+	do {
+		int fd = si_open_maps(pid);
+
+		if (fd < 0)
+			return fd;
+		m->n = 0;
+		err = si_maps_scan(fd, maps_add, m);
+		close(fd);
+	} while (err == -EINVAL && --tries);
+	return err;
+}
+
+int maps_stack(pid_t pid, uint64_t *start, uint64_t *end)
+{
+	struct maps m = { 0 };
+	size_t i;
+	int err = maps_read(&m, pid);
+
+	for (i = 0; !err && i < m.n; i++)
+		if (!strcmp(m.v[i].name, "[stack]")) {
+			*start = m.v[i].start;
+			*end = m.v[i].end;
+			break;
+		}
+	if (!err && i == m.n)
+		err = -ENOENT;
+	maps_free(&m);
 	return err;
 }
 

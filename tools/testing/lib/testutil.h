@@ -55,6 +55,8 @@ struct maps {
  * read that finds it big enough maps nothing new. 0 or -errno.
  */
 int maps_read(struct maps *m, pid_t pid);
+/* [stack]'s bounds in /proc/<pid>/maps (pid 0: self). 0 or -errno. */
+int maps_stack(pid_t pid, uint64_t *start, uint64_t *end);
 /* Parse maps text with libstackinfo's parser. 0 or -EINVAL. */
 int maps_parse(struct maps *m, const char *text);
 void maps_free(struct maps *m);
