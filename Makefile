@@ -161,7 +161,7 @@ check-arm64:
 
 # what make check leaves out for the cold budget (README: What it costs)
 check-extra:
-	KERNELS=debug-6.1 HOST_TESTS=0 tools/testing/check
+	bash -c '. scripts/kernels.sh && KERNELS="$$KERNELS_EXTRA" HOST_TESTS=0 tools/testing/check'
 
 # test binaries whose source is gone must not run again
 prune:

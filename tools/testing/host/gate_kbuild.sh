@@ -21,8 +21,7 @@ fail=0
 # the module's version is the package's (dkms.conf)
 ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$top/dkms.conf")
 "$top/scripts/deps.sh" gates >/dev/null || exit 1
-for k in ${GATE_KERNELS:-debian-6.12 debian-6.1 debian-6.12-rt debian-6.1-rt debian-5.10 \
-	debug-6.12 debug-7.2 debug-7.2-rt debug-5.10}; do
+for k in ${GATE_KERNELS:-$KERNELS_CHECK}; do
 	kernel_find "$k" || { kernel_provide "$k" >/dev/null 2>&1; kernel_find "$k"; } || {
 		echo "FAIL: $k: headers not installed"
 		fail=1
