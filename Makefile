@@ -76,7 +76,7 @@ HOST_TESTS := $(patsubst tools/testing/host/%.c,$(B)/host/%,$(HOST_SRCS)) \
 	$(patsubst tools/testing/host/%.sh,$(B)/host/%,$(wildcard tools/testing/host/*.sh))
 BINS := $(B)/bin/stackinfo $(B)/bin/stackinfo-demo $(B)/bin/getattr-print \
 	$(B)/bin/thread-sleeper $(B)/bin/stackinfo-bench $(B)/bin/startup-time \
-	$(B)/bin/stackinfo-profile \
+	$(B)/bin/stackinfo-profile $(B)/bin/stackinfo-cost \
 	$(B)/bin/stack-overflow $(B)/bin/stackinfo-layout
 # the in-tree series' kselftest (kernel/selftests/), run by the guest test
 # intree_selftest
@@ -132,7 +132,10 @@ module:
 	@echo "module: building against $(KDIR)"
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
-tools: $(LIBS) $(BINS) $(GUEST_TESTS) $(GUEST_FILES) $(HOST_TESTS) | prune
+# the cost meter's known loop, a bare multiboot kernel (host test cost_plugin)
+COST_LOOP := $(B)/cost/loop.elf
+
+tools: $(LIBS) $(BINS) $(GUEST_TESTS) $(GUEST_FILES) $(HOST_TESTS) $(COST_LOOP) | prune
 
 # the guest test programs run-tests finds, one a line: tools/testing/check
 # expects a result from each (tools/testing/guest-results)
@@ -218,6 +221,16 @@ $(B)/bin/stackinfo-bench: tools/bench/bench.c $(BENCH_UTIL) $(LIB_A) $(LIB_HDRS)
 $(B)/bin/stackinfo-profile: tools/bench/profile.c $(BENCH_UTIL) $(LIB_A) $(LIB_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ $< tools/bench/benchutil.c $(LIB_A) $(LDLIBS)
+
+# the guest's half of the cost meter (make cost, and make check's ceilings)
+$(B)/bin/stackinfo-cost: tools/cost/cost.c tools/cost/marker.h $(LIB_A) $(LIB_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -Itools/cost -o $@ $< $(LIB_A) $(LDLIBS)
+
+$(COST_LOOP): tools/cost/loop.S tools/cost/marker.h
+	@mkdir -p $(@D)
+	$(CC) -m32 -nostdlib -static -Wl,--build-id=none -Wl,-Ttext=0x100000 \
+		-Wl,-z,noseparate-code -Itools/cost -o $@ $<
 
 $(B)/bin/stackinfo-demo: tools/demo/stackinfo-demo.c $(UAPI)
 	@mkdir -p $(@D)

@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * stackinfo-cost: the guest's half of the cost meter. Runs each way of
+ * asking for a stack (and getppid, and the procfs floor) a number of times
+ * between the region markers of tools/cost/marker.h, which the QEMU plugin
+ * (tools/cost/plugin.c, vm-run --cost) counts in guest instructions; then
+ * passes the kernel's text symbols (/proc/kallsyms, the module's
+ * included) to the host through the plugin's data marker. It prints one
+ * line a row, "cost-row TAG NAME CALLS ENTRIES" (ENTRIES: answers a call
+ * gives, 1 but for the batch), "cost-skip NAME REASON" for a row this
+ * kernel cannot run, and "cost-ksyms BYTES" for the symbols passed;
+ * tools/cost/report reads those lines beside the plugin's output.
+ *
+ *   stackinfo-cost [--check]
+ *
+ * --check: the rows make check holds against its ceilings (the known loop,
+ * getppid, the floor, the self ioctl at 0, 3 000 and 60 000 extra
+ * mappings), no other.
+ *
+ * The measuring thread runs on CPU 0 and every other thread it starts on
+ * CPU 1, so that the region it marks is its own vCPU's. Each row is called
+ * a few times unmarked first (caches, first faults), then CALLS times
+ * marked, one region a call: the plugin takes a row's most frequent count
+ * as its cost (an interrupt makes a region's count unique).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "libstackinfo.h"
+#include "marker.h"
+
+#define BATCH_THREADS 16
+#define WARM 4
+
+/* the rows' tags (tools/cost/report names them from the cost-row lines) */
+enum {
+	T_LOOP = 1, T_GETPPID, T_FLOOR, T_SELF, T_OTHER, T_BATCH, T_INTREE_READ,
+	T_INTREE_IOCTL, T_PMQ, T_LIB_MODULE, T_GLIBC_0, T_GLIBC_3000,
+	T_GLIBC_60000, T_SELF_3000, T_SELF_60000, T_SELF_CHURN,
+	T_GETPPID_CHURN,
+};
+
+static int fd = -1, intree_fd = -1;
+static pid_t other_tid;
+static struct stackinfo_query batch_buf[BATCH_THREADS + 8];
+static volatile bool churn_stop;
+
+static void die(const char *what)
+{
+	fprintf(stderr, "stackinfo-cost: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		die("sched_setaffinity");
+}
+
+/*
+ * A system call by the instruction itself, so that every row's user part
+ * between its markers is these few instructions.
+ */
+static long sys3(long nr, long a, long b, long c)
+{
+	long ret;
+
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "a"(nr), "D"(a), "S"(b), "d"(c)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+
+/* ---- the rows: one call each, 0 when it answered as it should ---- */
+
+/*
+ * The known loop, markers included in the one asm statement so that the
+ * compiler puts nothing between them: 1 + 2 * 1000 instructions (mov,
+ * then dec and jnz each round), which the plugin must count exactly.
+ */
+static void known_loop_row(int calls)
+{
+	int i;
+
+	for (i = 0; i < calls; i++)
+		__asm__ volatile(".byte 0x0f, 0x1f, 0x84, 0x00\n\t.long %c0\n\t"
+				 "mov $1000, %%ecx\n"
+				 "1:\tdec %%ecx\n\t"
+				 "jnz 1b\n\t"
+				 ".byte 0x0f, 0x1f, 0x84, 0x00\n\t.long %c1"
+				 : : "i"(COST_DISP(COST_OP_BEGIN, T_LOOP)),
+				   "i"(COST_DISP(COST_OP_END, T_LOOP))
+				 : "ecx", "cc", "memory");
+	printf("cost-row %d loop %d 1\n", T_LOOP, calls);
+}
+
+static int do_getppid(void)
+{
+	return sys3(SYS_getppid, 0, 0, 0) > 0 ? 0 : -1;
+}
+
+/* An ioctl on /proc/stackinfo rejected at once: size 0 is EINVAL. */
+static int floor_ioctl(void)
+{
+	struct stackinfo_query q = { .size = 0 };
+
+	return sys3(SYS_ioctl, fd, STACKINFO_IOC_QUERY, (long)&q) == -EINVAL ?
+		       0 : -1;
+}
+
+static int query(int f, pid_t tid)
+{
+	struct stackinfo_query q = { .size = sizeof(q), .tid = (uint32_t)tid };
+
+	return sys3(SYS_ioctl, f, STACKINFO_IOC_QUERY, (long)&q) ? -1 : 0;
+}
+
+static int self_ioctl(void)
+{
+	return query(fd, 0);
+}
+
+static int other_ioctl(void)
+{
+	return query(fd, other_tid);
+}
+
+static int batch(void)
+{
+	struct stackinfo_threads a = {
+		.size = sizeof(a), .count = BATCH_THREADS + 8,
+		.entries = (uintptr_t)batch_buf, .entry_size = sizeof(batch_buf[0]),
+	};
+
+	if (sys3(SYS_ioctl, fd, STACKINFO_IOC_QUERY_THREADS, (long)&a))
+		return -1;
+	return a.count == BATCH_THREADS ? 0 : -1;
+}
+
+static int intree_read(void)
+{
+	char buf[1024];
+
+	return pread(intree_fd, buf, sizeof(buf), 0) > 0 ? 0 : -1;
+}
+
+static int intree_ioctl(void)
+{
+	return query(intree_fd, 0);
+}
+
+static int lib_main_stack(void)
+{
+	size_t size;
+	void *addr;
+
+	return stackinfo_main_stack(&addr, &size) ? -1 : 0;
+}
+
+static pthread_t main_thread;
+
+static int glibc_main(void)
+{
+	pthread_attr_t attr;
+
+	if (pthread_getattr_np(main_thread, &attr))
+		return -1;
+	pthread_attr_destroy(&attr);
+	return 0;
+}
+
+/*
+ * CALLS marked calls of @fn under @tag, after WARM unmarked ones. The
+ * markers hug the call: what lies between them is @fn's own work.
+ */
+static void row(int tag, const char *name, int (*fn)(void), int calls,
+		int entries)
+{
+	int i;
+
+	for (i = 0; i < WARM; i++)
+		if (fn())
+			die(name);
+	for (i = 0; i < calls; i++) {
+		int err;
+
+		/* the tag is an immediate: one marker pair per tag, by case */
+		switch (tag) {
+#define CASE(t) \
+	case t: \
+		COST_BEGIN(t); \
+		err = fn(); \
+		COST_END(t); \
+		break
+		CASE(T_GETPPID); CASE(T_FLOOR); CASE(T_SELF);
+		CASE(T_OTHER); CASE(T_BATCH); CASE(T_INTREE_READ);
+		CASE(T_INTREE_IOCTL); CASE(T_PMQ); CASE(T_LIB_MODULE);
+		CASE(T_GLIBC_0); CASE(T_GLIBC_3000); CASE(T_GLIBC_60000);
+		CASE(T_SELF_3000); CASE(T_SELF_60000); CASE(T_SELF_CHURN);
+		CASE(T_GETPPID_CHURN);
+#undef CASE
+		default:
+			errno = EINVAL;
+			die("unknown tag");
+		}
+		if (err)
+			die(name);
+	}
+	printf("cost-row %d %s %d %d\n", tag, name, calls, entries);
+	fflush(stdout);
+}
+
+/* ---- the process around the rows ---- */
+
+static pthread_barrier_t threads_done;
+
+static void *sleeper(void *arg)
+{
+	if (arg)
+		*(pid_t *)arg = gettid();
+	pthread_barrier_wait(&threads_done);
+	return NULL;
+}
+
+/* A thread on CPU 1, away from the measuring one's vCPU. */
+static void start_on_cpu1(pthread_t *th, void *(*fn)(void *), void *arg)
+{
+	pthread_attr_t attr;
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(1, &set);
+	pthread_attr_init(&attr);
+	pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+	if (pthread_create(th, &attr, fn, arg))
+		die("pthread_create");
+	pthread_attr_destroy(&attr);
+}
+
+static void *churner(void *arg)
+{
+	(void)arg;
+	while (!churn_stop) {
+		void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			die("churn mmap");
+		*(volatile char *)p = 1;
+		munmap(p, 4096);
+	}
+	return NULL;
+}
+
+/*
+ * @n more mappings than the process has: one region of @n pages, every
+ * other page read-only, so that none merges with its neighbours.
+ */
+static void add_mappings(long n)
+{
+	char *p = mmap(NULL, (size_t)n * 4096, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	long i;
+
+	if (p == MAP_FAILED)
+		die("mmap");
+	for (i = 1; i < n; i += 2)
+		if (mprotect(p + i * 4096, 4096, PROT_READ))
+			die("mprotect");
+}
+
+static int map_count(void)
+{
+	struct stackinfo_query q = { .size = sizeof(q) };
+
+	if (ioctl(fd, STACKINFO_IOC_QUERY, &q))
+		die("query");
+	return (int)q.map_count;
+}
+
+/* the mappings the process has now, @want beyond those it started with */
+static void mappings_to(int base, long want)
+{
+	long now = map_count() - base;
+
+	if (want > now)
+		add_mappings(want - now);
+}
+
+/*
+ * The kernel's text symbols, "ADDRESS TYPE NAME [MODULE]" lines as
+ * /proc/kallsyms has them, through the plugin's data marker: a byte a
+ * load, from this CPU (the plugin keeps one stream).
+ */
+static void send_ksyms(void)
+{
+	static unsigned char page[256] __attribute__((aligned(256)));
+	char line[512], type;
+	unsigned long addr;
+	size_t sent = 0, i, len;
+	FILE *f = fopen("/proc/kallsyms", "r");
+	int fields;
+
+	if (!f)
+		die("/proc/kallsyms");
+	while (fgets(line, sizeof(line), f)) {
+		fields = sscanf(line, "%lx %c", &addr, &type);
+		if (fields != 2 || !addr)
+			continue;
+		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+			continue;
+		len = strlen(line);
+		for (i = 0; i < len; i++)
+			COST_SEND_BYTE(page, (unsigned char)line[i]);
+		sent += len;
+	}
+	fclose(f);
+	printf("cost-ksyms %zu\n", sent);
+}
+
+static void skip(const char *name, const char *why)
+{
+	printf("cost-skip %s %s\n", name, why);
+}
+
+int main(int argc, char **argv)
+{
+	bool check = argc > 1 && !strcmp(argv[1], "--check");
+	pthread_t th[BATCH_THREADS], churn;
+	int base, i, n;
+	FILE *kr;
+
+	if (argc > 2 || (argc == 2 && !check)) {
+		fprintf(stderr, "usage: stackinfo-cost [--check]\n");
+		return 2;
+	}
+	/* kallsyms shows root its addresses unless kptr_restrict is 2 */
+	kr = fopen("/proc/sys/kernel/kptr_restrict", "w");
+	if (kr) {
+		fputs("0\n", kr);
+		fclose(kr);
+	}
+	main_thread = pthread_self();
+	pin(0);
+	fd = open("/proc/stackinfo", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		die("/proc/stackinfo");
+	base = map_count();
+
+	known_loop_row(16);
+	row(T_GETPPID, "getppid", do_getppid, 32, 1);
+	row(T_FLOOR, "floor", floor_ioctl, 32, 1);
+	row(T_SELF, "self_ioctl", self_ioctl, 32, 1);
+	if (!check) {
+		/* the batch's threads: this one and BATCH_THREADS - 1 sleepers */
+		pthread_barrier_init(&threads_done, NULL, BATCH_THREADS);
+		for (i = 0; i < BATCH_THREADS - 1; i++)
+			start_on_cpu1(&th[i], sleeper, i ? NULL : &other_tid);
+		while (!__atomic_load_n(&other_tid, __ATOMIC_SEQ_CST))
+			sched_yield();
+		row(T_OTHER, "other_ioctl", other_ioctl, 32, 1);
+		row(T_BATCH, "batch", batch, 16, BATCH_THREADS);
+		pthread_barrier_wait(&threads_done);
+		for (i = 0; i < BATCH_THREADS - 1; i++)
+			pthread_join(th[i], NULL);
+
+		intree_fd = open("/proc/self/stackinfo", O_RDONLY | O_CLOEXEC);
+		if (intree_fd >= 0) {
+			row(T_INTREE_READ, "intree_read", intree_read, 32, 1);
+			row(T_INTREE_IOCTL, "intree_ioctl", intree_ioctl, 32, 1);
+		} else {
+			skip("intree_read", "no /proc/self/stackinfo (the in-tree series)");
+			skip("intree_ioctl", "no /proc/self/stackinfo (the in-tree series)");
+		}
+		if (!stackinfo_set_backend(STACKINFO_BACKEND_PROCMAP_QUERY))
+			row(T_PMQ, "pmq_way", lib_main_stack, 32, 1);
+		else
+			skip("pmq_way", "no PROCMAP_QUERY (6.11+)");
+		if (!stackinfo_set_backend(STACKINFO_BACKEND_MODULE))
+			row(T_LIB_MODULE, "lib_module", lib_main_stack, 32, 1);
+		row(T_GLIBC_0, "glibc_main_0", glibc_main, 8, 1);
+
+		/* the same self query while another thread maps and unmaps */
+		start_on_cpu1(&churn, churner, NULL);
+		row(T_SELF_CHURN, "self_ioctl_churn", self_ioctl, 256, 1);
+		row(T_GETPPID_CHURN, "getppid_churn", do_getppid, 256, 1);
+		churn_stop = true;
+		pthread_join(churn, NULL);
+	}
+	mappings_to(base, 3000);
+	row(T_SELF_3000, "self_ioctl_3000", self_ioctl, 32, 1);
+	if (!check)
+		row(T_GLIBC_3000, "glibc_main_3000", glibc_main, 3, 1);
+	mappings_to(base, 60000);
+	row(T_SELF_60000, "self_ioctl_60000", self_ioctl, 32, 1);
+	if (!check)
+		row(T_GLIBC_60000, "glibc_main_60000", glibc_main, 2, 1);
+	n = map_count();
+	printf("cost-maps %d %d\n", base, n);
+	send_ksyms();
+	return 0;
+}
