@@ -11,6 +11,9 @@
 #   make bench      the benchmark in a Debian 6.12 guest: table, CSV, PNG
 #                   plot under build/bench/ (BENCH_KERNEL=debug-6.12: in
 #                   that guest, with the in-tree /proc/<pid>/stackinfo)
+#   make cost       guest instructions per call of every way (a QEMU plugin
+#                   counts them, exactly) in a Debian 6.12 and a debug-6.12
+#                   guest: table, breakdown, "cost:" line (build/cost/)
 #   make deps       install the Debian packages all of this needs
 #   make module     stackinfo.ko only; KDIR=/path/to/kernel/build overrides
 #   make install    module (and depmod), library, header, pkg-config file,
@@ -86,7 +89,7 @@ GUEST_FILES := $(B)/guest/run-tests $(B)/guest/splat-patterns $(B)/guest/log-fil
 	$(B)/guest/kmsg-since $(B)/guest/m32/compat_abi $(KSELFTEST) $(B)/guest/bindings_test.py \
 	$(B)/guest/guest-plan $(B)/guest/plan.sh
 
-.PHONY: all module tools check demo bench deps clean help prune guest-tests install uninstall \
+.PHONY: all module tools check demo bench cost deps clean help prune guest-tests install uninstall \
 	tools-arm64 arm64-cross check-arm64 check-extra \
 	dkms-install dkms-uninstall install-tools deb
 
@@ -122,7 +125,7 @@ INSTALLED := $(MODDIR)/stackinfo.ko $(LIBDIR)/libstackinfo.so.$(LIB_VERSION) \
 all: module tools
 
 help:
-	@sed -n '3,23p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,26p' Makefile | sed 's/^# \{0,1\}//'
 
 module:
 	@if [ -z "$(KDIR)" ]; then \
@@ -341,6 +344,11 @@ bench:
 	scripts/deps.sh base bench
 	$(MAKE) tools
 	tools/bench/run
+
+cost:
+	scripts/deps.sh base cost
+	$(MAKE) tools
+	tools/cost/run
 
 demo:
 	scripts/deps.sh base

@@ -9,7 +9,9 @@
  * line a row, "cost-row TAG NAME CALLS ENTRIES" (ENTRIES: answers a call
  * gives, 1 but for the batch), "cost-skip NAME REASON" for a row this
  * kernel cannot run, and "cost-ksyms BYTES" for the symbols passed;
- * tools/cost/report reads those lines beside the plugin's output.
+ * tools/cost/report reads those lines beside the plugin's output. The
+ * rows run in one session of the plugin (tools/cost/marker.h); the
+ * symbols are passed after it.
  *
  *   stackinfo-cost [--check]
  *
@@ -49,7 +51,7 @@ enum {
 	T_LOOP = 1, T_GETPPID, T_FLOOR, T_SELF, T_OTHER, T_BATCH, T_INTREE_READ,
 	T_INTREE_IOCTL, T_PMQ, T_LIB_MODULE, T_GLIBC_0, T_GLIBC_3000,
 	T_GLIBC_60000, T_SELF_3000, T_SELF_60000, T_SELF_CHURN,
-	T_GETPPID_CHURN,
+	T_GETPPID_CHURN, T_SELF_THREADED,
 };
 
 static int fd = -1, intree_fd = -1;
@@ -214,7 +216,7 @@ static void row(int tag, const char *name, int (*fn)(void), int calls,
 		CASE(T_INTREE_IOCTL); CASE(T_PMQ); CASE(T_LIB_MODULE);
 		CASE(T_GLIBC_0); CASE(T_GLIBC_3000); CASE(T_GLIBC_60000);
 		CASE(T_SELF_3000); CASE(T_SELF_60000); CASE(T_SELF_CHURN);
-		CASE(T_GETPPID_CHURN);
+		CASE(T_GETPPID_CHURN); CASE(T_SELF_THREADED);
 #undef CASE
 		default:
 			errno = EINVAL;
@@ -335,6 +337,31 @@ static void send_ksyms(void)
 	printf("cost-ksyms %zu\n", sent);
 }
 
+/*
+ * The module's counts of lock-free answers and of fallbacks to mmap_lock
+ * (its parameters), as "cost-lockfree WHEN HITS FALLBACKS".
+ */
+static void lockfree_counts(const char *when)
+{
+	static const char *const files[] = {
+		"/sys/module/stackinfo/parameters/lockfree_hits",
+		"/sys/module/stackinfo/parameters/lockfree_fallbacks",
+	};
+	unsigned long v[2] = { 0, 0 };
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		FILE *f = fopen(files[i], "r");
+
+		if (!f)
+			return;
+		if (fscanf(f, "%lu", &v[i]) != 1)
+			v[i] = 0;
+		fclose(f);
+	}
+	printf("cost-lockfree %s %lu %lu\n", when, v[0], v[1]);
+}
+
 static void skip(const char *name, const char *why)
 {
 	printf("cost-skip %s %s\n", name, why);
@@ -364,6 +391,9 @@ int main(int argc, char **argv)
 		die("/proc/stackinfo");
 	base = map_count();
 
+	/* count from here; give the plugin's flush a moment to be done */
+	COST_START();
+	usleep(20000);
 	known_loop_row(16);
 	row(T_GETPPID, "getppid", do_getppid, 32, 1);
 	row(T_FLOOR, "floor", floor_ioctl, 32, 1);
@@ -376,6 +406,8 @@ int main(int argc, char **argv)
 		while (!__atomic_load_n(&other_tid, __ATOMIC_SEQ_CST))
 			sched_yield();
 		row(T_OTHER, "other_ioctl", other_ioctl, 32, 1);
+		/* churn's quiet side: a process of more than one thread */
+		row(T_SELF_THREADED, "self_ioctl_threaded", self_ioctl, 32, 1);
 		row(T_BATCH, "batch", batch, 16, BATCH_THREADS);
 		pthread_barrier_wait(&threads_done);
 		for (i = 0; i < BATCH_THREADS - 1; i++)
@@ -399,7 +431,9 @@ int main(int argc, char **argv)
 
 		/* the same self query while another thread maps and unmaps */
 		start_on_cpu1(&churn, churner, NULL);
+		lockfree_counts("before");
 		row(T_SELF_CHURN, "self_ioctl_churn", self_ioctl, 256, 1);
+		lockfree_counts("after");
 		row(T_GETPPID_CHURN, "getppid_churn", do_getppid, 256, 1);
 		churn_stop = true;
 		pthread_join(churn, NULL);
@@ -412,6 +446,7 @@ int main(int argc, char **argv)
 	row(T_SELF_60000, "self_ioctl_60000", self_ioctl, 32, 1);
 	if (!check)
 		row(T_GLIBC_60000, "glibc_main_60000", glibc_main, 2, 1);
+	COST_STOP();
 	n = map_count();
 	printf("cost-maps %d %d\n", base, n);
 	send_ksyms();

@@ -10,7 +10,8 @@
  *          round; its begin marker shares a block with the mov)
  *   tag 2, once: 3 (three movs between markers in one block)
  *   tag 3, once: 1 + 3 * 100000 = 300001 (a loop of three)
- * and passes "known loop\n" through the data marker.
+ * all within a session (none is counted before or after it), and passes
+ * "known loop\n" through the data marker.
  * Markers are tools/cost/marker.h's, written out as bytes.
  */
 #include "marker.h"
@@ -28,6 +29,16 @@
 	.code32
 _start:
 	cli
+	/* a region before the session is not counted: not in the results */
+	MARK(COST_OP_BEGIN, 4)
+	nop
+	MARK(COST_OP_END, 4)
+	MARK(COST_OP_START, 0)
+	/* the flush runs at the next block's end: give it a few */
+	mov $100, %ecx
+7:	dec %ecx
+	jnz 7b
+
 	mov $5, %ebx
 1:	MARK(COST_OP_BEGIN, 1)
 	mov $1000, %ecx
@@ -62,7 +73,12 @@ _start:
 	inc %esi
 	jmp 5b
 
-6:	mov $0, %al
+6:	MARK(COST_OP_STOP, 0)
+	/* nor one after it */
+	MARK(COST_OP_BEGIN, 5)
+	nop
+	MARK(COST_OP_END, 5)
+	mov $0, %al
 	out %al, $0xf4
 4:	hlt
 	jmp 4b

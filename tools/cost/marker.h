@@ -11,6 +11,11 @@
  * translates the block that holds it. The same bytes decode the same in
  * 32-bit and 64-bit code.
  *
+ * Counting costs the whole guest a callback a translated block, so the
+ * plugin counts only inside a session: a start marker has it retranslate
+ * every block with its counting callbacks, a stop marker without them. A
+ * region begun outside a session is not counted.
+ *
  * A data marker passes bytes to the host (the guest's kernel symbols): the
  * load right after it reads from a 256-byte aligned buffer at the offset
  * of the byte sent, and the plugin keeps the low byte of the address.
@@ -22,6 +27,8 @@
 #define COST_OP_BEGIN 0x42 /* 'B' */
 #define COST_OP_END 0x45 /* 'E' */
 #define COST_OP_DATA 0x44 /* 'D': the next instruction's load is a byte */
+#define COST_OP_START 0x53 /* 'S': count from now on (a session) */
+#define COST_OP_STOP 0x58 /* 'X': the session is over */
 #define COST_INSN_SIZE 8
 #define COST_OPCODE0 0x0f
 #define COST_OPCODE1 0x1f
@@ -41,6 +48,8 @@
 			 : : "i"(COST_DISP(op, tag)) : "memory")
 #define COST_BEGIN(tag) COST_MARK(COST_OP_BEGIN, tag)
 #define COST_END(tag) COST_MARK(COST_OP_END, tag)
+#define COST_START() COST_MARK(COST_OP_START, 0)
+#define COST_STOP() COST_MARK(COST_OP_STOP, 0)
 
 /*
  * Send one byte: the marker and the load in one 16-byte aligned piece of

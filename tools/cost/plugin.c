@@ -15,7 +15,17 @@
  * and counted as lost; a begin on a vCPU already counting drops the open
  * region the same way. Programs pin their measuring thread to one CPU.
  *
- * How it counts: every translated block gets an execution callback that
+ * It counts only within a session (tools/cost/marker.h): outside one it
+ * only looks for markers as blocks are translated, and the guest runs at
+ * the speed it has without the plugin. A start marker flushes every
+ * translated block (qemu_plugin_reset(), which also drops the plugin's
+ * callbacks; they are registered again once the flush is done), so that
+ * every block runs again with the counting callbacks; a region begun
+ * before that flush is done is not counted. A stop marker ends counting at
+ * once, and flushes the blocks again to run them without.
+ *
+ * How it counts: in a session every translated block gets an execution
+ * callback that
  * adds the block's instruction count to the vCPU's region when that vCPU
  * counts, keyed by the block's start address; a block that holds a marker
  * gets a callback per instruction instead, so that a marker in the middle
@@ -187,6 +197,9 @@ static unsigned int nr_vcpus;
 static struct tag tags[COST_TAGS];
 static pthread_mutex_t tags_lock = PTHREAD_MUTEX_INITIALIZER;
 static const char *out_path;
+static qemu_plugin_id_t plugin_id;
+/* the session: wanted since its marker ran, live once the flush is done */
+static bool session_wanted, session_live;
 /* the bytes data markers passed */
 static unsigned char *data;
 static size_t data_len, data_cap;
@@ -266,7 +279,7 @@ static void on_begin(unsigned int vcpu_index, void *udata)
 		region_lose(v);
 	region_reset(v);
 	v->tag = (unsigned int)(uintptr_t)udata;
-	v->on = true;
+	v->on = __atomic_load_n(&session_live, __ATOMIC_ACQUIRE);
 }
 
 static void on_end(unsigned int vcpu_index, void *udata)
@@ -276,6 +289,8 @@ static void on_end(unsigned int vcpu_index, void *udata)
 
 	if (!v)
 		return;
+	if (!v->on && !__atomic_load_n(&session_live, __ATOMIC_ACQUIRE))
+		return; /* outside a session: nothing was counted */
 	if (!v->on || v->tag != tag) {
 		/* begun on another vCPU, or under another tag */
 		pthread_mutex_lock(&tags_lock);
@@ -318,6 +333,31 @@ static void on_data(unsigned int vcpu_index __attribute__((unused)),
 	pthread_mutex_unlock(&tags_lock);
 }
 
+static void install_callbacks(qemu_plugin_id_t id);
+
+/* The flush is done, every vCPU waits: blocks are translated anew. */
+static void on_reset_done(qemu_plugin_id_t id)
+{
+	__atomic_store_n(&session_live,
+			 __atomic_load_n(&session_wanted, __ATOMIC_ACQUIRE),
+			 __ATOMIC_RELEASE);
+	install_callbacks(id);
+}
+
+static void on_session(unsigned int vcpu_index __attribute__((unused)),
+		       void *udata)
+{
+	bool start = (uintptr_t)udata == COST_OP_START;
+
+	if (__atomic_exchange_n(&session_wanted, start, __ATOMIC_ACQ_REL) ==
+	    start)
+		return;
+	/* a stop stops counting at once; a start once the flush is done */
+	if (!start)
+		__atomic_store_n(&session_live, false, __ATOMIC_RELEASE);
+	qemu_plugin_reset(plugin_id, on_reset_done);
+}
+
 /* The marker's operation (COST_OP_*) and tag, or false: not a marker. */
 static bool marker_of(struct qemu_plugin_insn *insn, unsigned int *op,
 		      unsigned int *tag)
@@ -336,18 +376,22 @@ static bool marker_of(struct qemu_plugin_insn *insn, unsigned int *op,
 	*op = (disp >> 8) & 0xff;
 	*tag = disp & 0xff;
 	return *op == COST_OP_BEGIN || *op == COST_OP_END ||
-	       *op == COST_OP_DATA;
+	       *op == COST_OP_DATA || *op == COST_OP_START ||
+	       *op == COST_OP_STOP;
 }
 
 static void on_translate(qemu_plugin_id_t id __attribute__((unused)),
 			 struct qemu_plugin_tb *tb)
 {
 	size_t n = qemu_plugin_tb_n_insns(tb), i;
+	bool count = __atomic_load_n(&session_wanted, __ATOMIC_ACQUIRE);
 	unsigned int op, tag;
 	bool marked = false;
 
 	for (i = 0; i < n && !marked; i++)
 		marked = marker_of(qemu_plugin_tb_get_insn(tb, i), &op, &tag);
+	if (!marked && !count)
+		return;
 	if (!marked) {
 		uint64_t key = key_make(qemu_plugin_tb_vaddr(tb), n);
 
@@ -361,6 +405,8 @@ static void on_translate(qemu_plugin_id_t id __attribute__((unused)),
 		uint64_t key = key_make(qemu_plugin_insn_vaddr(insn), 1);
 
 		if (!marker_of(insn, &op, &tag)) {
+			if (!count)
+				continue;
 			qemu_plugin_register_vcpu_insn_exec_cb(
 				insn, on_exec, QEMU_PLUGIN_CB_NO_REGS,
 				(void *)(uintptr_t)key);
@@ -376,6 +422,10 @@ static void on_translate(qemu_plugin_id_t id __attribute__((unused)),
 					qemu_plugin_tb_get_insn(tb, i + 1),
 					on_data, QEMU_PLUGIN_CB_NO_REGS,
 					QEMU_PLUGIN_MEM_RW, NULL);
+		} else if (op == COST_OP_START || op == COST_OP_STOP) {
+			qemu_plugin_register_vcpu_insn_exec_cb(
+				insn, on_session, QEMU_PLUGIN_CB_NO_REGS,
+				(void *)(uintptr_t)op);
 		} else {
 			qemu_plugin_register_vcpu_insn_exec_cb(
 				insn, op == COST_OP_BEGIN ? on_begin : on_end,
@@ -461,7 +511,14 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 	}
 	nr_vcpus = (unsigned int)info->system.max_vcpus;
 	vcpus = xcalloc(nr_vcpus, sizeof(*vcpus));
+	plugin_id = id;
+	install_callbacks(id);
+	return 0;
+}
+
+/* At install, and again after each reset, which drops them all. */
+static void install_callbacks(qemu_plugin_id_t id)
+{
 	qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
 	qemu_plugin_register_atexit_cb(id, on_exit_write, NULL);
-	return 0;
 }
