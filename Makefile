@@ -149,11 +149,13 @@ guest-tests:
 # (scripts/deps.sh arm64: Debian 12's gcc-aarch64-linux-gnu and
 # gcc-multilib exclude each other) into build-arm64/: not the host tests,
 # not the -m32 program (x86's compat), not the in-tree kselftest (the arm64
-# kernel has no series), and not the ASan/UBSan builds: clang 14 has no
+# kernel has no series), not the cost meter's program (its markers and
+# system calls are x86's), and not the ASan/UBSan builds: clang 14 has no
 # aarch64 sanitizer runtime here.
 # (-fuse-ld is unused when compiling only, which -Werror would fail)
 ARM64_CC := clang --target=aarch64-linux-gnu -fuse-ld=lld -Wno-unused-command-line-argument
-ARM64_TOOLS = $(filter-out $(LIB_A_SAN),$(LIBS)) $(BINS) $(filter-out %_san,$(GUEST_TESTS)) \
+ARM64_TOOLS = $(filter-out $(LIB_A_SAN),$(LIBS)) $(filter-out $(B)/bin/stackinfo-cost,$(BINS)) \
+	$(filter-out %_san,$(GUEST_TESTS)) \
 	$(filter-out $(B)/guest/m32/compat_abi $(KSELFTEST),$(GUEST_FILES))
 tools-arm64:
 	@scripts/deps.sh arm64
