@@ -172,18 +172,19 @@ unsigned long stackinfo_lockfree_count(bool hits)
 }
 EXPORT_SYMBOL_IF_KUNIT(stackinfo_lockfree_count);
 
-/* The walks of one look: the caller makes them stable (see above). */
+/*
+ * The walks of one look: the caller makes them stable (see above). Every
+ * out field of @l is written, each once (what a failed lock-free look
+ * left is overwritten), none cleared first: under TCG a cleared struct
+ * costs an instruction a word (docs/cost.md).
+ */
 static void stackinfo_look_walk(struct mm_struct *mm, unsigned long sp,
 				bool have_sp, struct stackinfo_look *l)
 {
-	unsigned long addr = l->addr;
-	bool want_addr = l->want_addr;
-
-	memset(l, 0, sizeof(*l));
-	l->addr = addr;
-	l->want_addr = want_addr;
-	if (want_addr)
-		stackinfo_addr_walk(mm, addr, &l->at);
+	if (l->want_addr)
+		stackinfo_addr_walk(mm, l->addr, &l->at);
+	else
+		memset(&l->at, 0, sizeof(l->at));
 	stackinfo_prof(STACKINFO_STEP_WALK_ADDR);
 	/* written under mmap_lock for writing: racy without it, checked */
 	l->map_count = data_race(mm->map_count);
@@ -197,6 +198,8 @@ static void stackinfo_look_walk(struct mm_struct *mm, unsigned long sp,
 		l->sp_vma = l->main_vma;
 	else if (have_sp)
 		stackinfo_vma_walk(mm, sp, &l->sp_vma);
+	else
+		memset(&l->sp_vma, 0, sizeof(l->sp_vma));
 	stackinfo_prof(STACKINFO_STEP_WALK_SP);
 }
 
@@ -769,10 +772,8 @@ int stackinfo_query_task(const struct stackinfo_caller *c,
 		.addr = q->addr,
 		.reserved2 = q->reserved2,
 	};
-	struct stackinfo_look look = {
-		.addr = q->addr,
-		.want_addr = q->query_flags & STACKINFO_QUERY_ADDR,
-	};
+	/* its in fields; stackinfo_look_walk() writes every other */
+	struct stackinfo_look look;
 	struct stackinfo_target t;
 	struct rlimit rlim;
 	pid_t tid, tgid;
@@ -780,6 +781,8 @@ int stackinfo_query_task(const struct stackinfo_caller *c,
 	int err;
 
 	*q = in;
+	look.addr = q->addr;
+	look.want_addr = q->query_flags & STACKINFO_QUERY_ADDR;
 	want_sp = !(in.query_flags & STACKINFO_QUERY_NO_SP);
 	err = stackinfo_target_get(c, task, want_sp, &t);
 	if (err)
