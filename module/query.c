@@ -755,6 +755,23 @@ VISIBLE_IF_KUNIT void stackinfo_classify(const struct stackinfo_look *l,
 EXPORT_SYMBOL_IF_KUNIT(stackinfo_classify);
 
 /*
+ * @task's tid and tgid in @ns, as task_pid_nr_ns() and task_tgid_nr_ns()
+ * read them (0 for a number it no longer has there: reaped), both under
+ * one RCU read section. @task's reference pins it and its signal_struct,
+ * where the tgid's struct pid hangs; RCU keeps a struct pid that is
+ * being detached readable.
+ */
+static void stackinfo_task_nrs(struct task_struct *task,
+			       struct pid_namespace *ns, pid_t *tid,
+			       pid_t *tgid)
+{
+	rcu_read_lock();
+	*tid = pid_nr_ns(READ_ONCE(task->thread_pid), ns);
+	*tgid = pid_nr_ns(READ_ONCE(task->signal->pids[PIDTYPE_TGID]), ns);
+	rcu_read_unlock();
+}
+
+/*
  * Answer @q, whose in fields the caller has checked, about @task
  * (referenced by the caller, or current) for @c. The out fields are
  * cleared first, whatever the outcome.
@@ -789,8 +806,7 @@ int stackinfo_query_task(const struct stackinfo_caller *c,
 		return err;
 	stackinfo_prof(STACKINFO_STEP_TARGET_GET);
 	/* numbers in the mount's namespace; 0 once the thread is reaped */
-	tid = task_pid_nr_ns(task, c->ns);
-	tgid = task_tgid_nr_ns(task, c->ns);
+	stackinfo_task_nrs(task, c->ns, &tid, &tgid);
 	if (!t.self && (!tid || !tgid)) {
 		err = -ESRCH;
 		goto out;
