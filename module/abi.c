@@ -197,7 +197,8 @@ VISIBLE_IF_KUNIT int stackinfo_ioctl_query(const struct file *file,
 					   struct stackinfo_query __user *uarg)
 {
 	struct stackinfo_query q = {};
-	struct stackinfo_caller c;
+	/* stackinfo_caller_get() clears it: not the compiler too */
+	struct stackinfo_caller c __uninitialized;
 	bool proof;
 	u64 usize;
 	int err;

@@ -789,9 +789,14 @@ int stackinfo_query_task(const struct stackinfo_caller *c,
 		.addr = q->addr,
 		.reserved2 = q->reserved2,
 	};
-	/* its in fields; stackinfo_look_walk() writes every other */
-	struct stackinfo_look look;
-	struct stackinfo_target t;
+	/*
+	 * Neither is cleared on entry where the kernel clears the stack's
+	 * variables (INIT_STACK_ALL_ZERO, Debian's): look's in fields are
+	 * set below and stackinfo_look_walk() writes every other before any
+	 * is read; stackinfo_target_get() clears t itself.
+	 */
+	struct stackinfo_look look __uninitialized;
+	struct stackinfo_target t __uninitialized;
 	struct rlimit rlim;
 	pid_t tid, tgid;
 	bool want_sp;
