@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # The tree describes the software, never the history of its making: no
 # file git tracks names work sessions, issue or seed numbers, helpers,
-# numbered work rounds, "this run", who built what, or dates of work in
+# numbered rounds of work, "this run", who built what, or dates of work in
 # prose. Each hit fails with FILE:LINE. Exempt: debian/changelog (history
 # is what a changelog is), a man page's .TH line (its date), and, for
 # dates alone, the benchmark's data files (docs/*.csv, docs/*.log,
@@ -49,7 +49,7 @@ scan() {
 
 # The planted lines: each "bad" one must be found, no "good" one may be.
 # (Split so that this file does not hold the phrases it looks for.)
-s=session i=issue h=helper r=round
+s=session i=issue h=helper r=round u=run y=2026 o=out e=seed l=lead b=branch
 bad=(
 	"measured in $s 12 on a loaded host"
 	"as in the previous $s, the build"
@@ -62,16 +62,16 @@ bad=(
 	"${i}s 6 and 12"
 	"see $i #20"
 	"the ratios the $i asks for"
-	"the held-out tests"
-	"Seed 000's table shape"
-	"the noise in this run"
-	"this run's noise, not gains"
+	"the held-$o tests"
+	"${e^} 000's table shape"
+	"the noise in this $u"
+	"this $u's noise, not gains"
 	"the second work $r added it"
 	"after $r 3 of the review"
 	"built by a $h"
-	"made by the lead"
-	"after (this branch)"
-	"until 2026-12-02 it read dmesg alone"
+	"made by the $l"
+	"after (this $b)"
+	"until $y-12-02 it read dmesg alone"
 )
 good=(
 	"a $h thread that sleeps"
@@ -89,9 +89,9 @@ git init -q "$tmp/repo" || exit 1
 mkdir -p "$tmp/repo/man" "$tmp/repo/docs" "$tmp/repo/debian"
 printf '%s\n' "${bad[@]}" >"$tmp/repo/bad.txt"
 printf '%s\n' "${good[@]}" >"$tmp/repo/good.txt"
-printf '.TH X 1 2026-12-01 "x" "y"\n' >"$tmp/repo/man/x.1"
-printf 'date,figure\n2026-12-01,3.0\n' >"$tmp/repo/docs/data.csv"
-printf 'x (0.1) unstable; urgency=low\n\n  * $s 9 of $i 4\n\n -- x <x@x>  Tue, 01 Dec 2026 00:00:00 +0000\n' \
+printf '.TH X 1 %s-12-01 "x" "y"\n' "$y" >"$tmp/repo/man/x.1"
+printf 'date,figure\n%s-12-01,3.0\n' "$y" >"$tmp/repo/docs/data.csv"
+printf 'x (0.1) unstable; urgency=low\n\n  * %s 9 of %s 4, %s-12-01\n\n -- x <x@x>  Tue, 01 Dec 2026 00:00:00 +0000\n' "$s" "$i" "$y" \
 	>"$tmp/repo/debian/changelog"
 git -C "$tmp/repo" add -A || exit 1
 scan "$tmp/repo" >"$tmp/planted"
