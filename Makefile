@@ -160,7 +160,7 @@ arm64-cross: $(ARM64_TOOLS) | prune
 check-arm64:
 	KERNELS=debug-6.12-arm64 HOST_TESTS=0 tools/testing/check
 
-# what make check leaves out for the cold budget (README: What it costs)
+# what make check leaves out for the cold budget (docs/testing.md: What it costs)
 check-extra:
 	bash -c '. scripts/kernels.sh && KERNELS="$$KERNELS_EXTRA" HOST_TESTS=0 tools/testing/check'
 
