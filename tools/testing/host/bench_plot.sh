@@ -43,11 +43,16 @@ draw idle "$data" && {
 	gp=$tmp/idle/bench.gp
 	plots=$(grep -c '^plot ' "$gp")
 	titles=$(grep -c '^set title ' "$gp")
-	[ "$plots" = 2 ] && [ "$titles" = 2 ] ||
-		{ echo "FAIL: $plots panels with $titles titles, want 2 and 2"; fail=1; }
+	if [ "$plots" != 2 ] || [ "$titles" != 2 ]; then
+		echo "FAIL: $plots panels with $titles titles, want 2 and 2"
+		fail=1
+	fi
 	while IFS= read -r line; do
 		n=$(grep -o ' title "' <<<"$line" | wc -l)
-		[ "$n" -ge 1 ] && [ "$n" -le 6 ] || { echo "FAIL: a panel with $n series (1 to 6)"; fail=1; }
+		if [ "$n" -lt 1 ] || [ "$n" -gt 6 ]; then
+			echo "FAIL: a panel with $n series (1 to 6)"
+			fail=1
+		fi
 		grep -q 'glibc pthread_getattr_np, main thread' <<<"$line" ||
 			{ echo "FAIL: a panel without glibc's main-thread call"; fail=1; }
 		grep -q 'with yerrorlines' <<<"$line" ||
