@@ -8,9 +8,10 @@
 #                   the ioctl
 #   make check      every test: host, then in QEMU guests; last line
 #                   "N passed, N failed, N skipped"
-#   make bench      the benchmark in a Debian 6.12 guest: table, CSV, PNG
-#                   plot under build/bench/ (BENCH_KERNEL=debug-6.12: in
-#                   that guest, with the in-tree /proc/<pid>/stackinfo)
+#   make bench      the benchmark in a Debian 6.12 guest: tables, CSV files,
+#                   pictures under build/bench/ (BENCH_KERNEL=debug-6.12: in
+#                   that guest, with the in-tree /proc/<pid>/stackinfo;
+#                   BENCH_ARGS="--scaling-only 3": the picture's sweep alone)
 #   make deps       install the Debian packages all of this needs
 #   make module     stackinfo.ko only; KDIR=/path/to/kernel/build overrides
 #   make install    module (and depmod), library, header, pkg-config file,
@@ -122,7 +123,7 @@ INSTALLED := $(MODDIR)/stackinfo.ko $(LIBDIR)/libstackinfo.so.$(LIB_VERSION) \
 all: module tools
 
 help:
-	@sed -n '3,23p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,/^$$/p' Makefile | sed 's/^# \{0,1\}//'
 
 module:
 	@if [ -z "$(KDIR)" ]; then \
@@ -159,7 +160,7 @@ arm64-cross: $(ARM64_TOOLS) | prune
 check-arm64:
 	KERNELS=debug-6.12-arm64 HOST_TESTS=0 tools/testing/check
 
-# what make check leaves out for the cold budget (README: What it costs)
+# what make check leaves out for the cold budget (docs/testing.md: What it costs)
 check-extra:
 	bash -c '. scripts/kernels.sh && KERNELS="$$KERNELS_EXTRA" HOST_TESTS=0 tools/testing/check'
 
@@ -327,7 +328,7 @@ check:
 bench:
 	scripts/deps.sh base bench
 	$(MAKE) tools
-	tools/bench/run
+	tools/bench/run $(BENCH_ARGS)
 
 demo:
 	scripts/deps.sh base
