@@ -49,7 +49,7 @@ UAPI := include/uapi/linux/stackinfo.h
 # libstackinfo: .so (soname, version script), .a, pkg-config file
 LIB_VERSION := $(shell sed -n 's/^\#define LIBSTACKINFO_VERSION\t*"\(.*\)"/\1/p' tools/lib/libstackinfo.h)
 LIB_SONAME := libstackinfo.so.$(firstword $(subst ., ,$(LIB_VERSION)))
-LIB_NAMES := lib getattr backends maps proc process
+LIB_NAMES := lib getattr backends maps proc process text
 LIB_HDRS := tools/lib/libstackinfo.h tools/lib/internal.h tools/lib/compat.h $(UAPI)
 LIB_PIC := $(LIB_NAMES:%=$(B)/lib/pic/%.o)
 LIB_SAN := $(LIB_NAMES:%=$(B)/lib/san/%.o)
@@ -148,7 +148,8 @@ guest-tests:
 # aarch64 sanitizer runtime here.
 # (-fuse-ld is unused when compiling only, which -Werror would fail)
 ARM64_CC := clang --target=aarch64-linux-gnu -fuse-ld=lld -Wno-unused-command-line-argument
-ARM64_TOOLS = $(filter-out $(LIB_A_SAN),$(LIBS)) $(BINS) $(filter-out %_san,$(GUEST_TESTS)) \
+ARM64_TOOLS = $(filter-out $(LIB_A_SAN),$(LIBS)) $(BINS) \
+	$(filter-out %_san %/lib_tsan,$(GUEST_TESTS)) \
 	$(filter-out $(B)/guest/m32/compat_abi $(KSELFTEST),$(GUEST_FILES))
 tools-arm64:
 	@scripts/deps.sh arm64
@@ -238,6 +239,13 @@ $(B)/guest/tests/lib_%: tools/testing/guest/lib_%.c $(TESTUTIL) $(LIB_HDRS) $(LI
 		$(B)/lib/$(LIB_SONAME) $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ $< tools/testing/lib/testutil.c \
+		-Wl,-rpath,'$$ORIGIN/../../lib' $(B)/lib/$(LIB_SONAME) $(LIB_A) $(LDLIBS)
+
+# ThreadSanitizer's: the .so, linked, and preloaded when it runs itself again
+$(B)/guest/tests/lib_tsan: tools/testing/guest/lib_tsan.c $(TESTUTIL) $(LIB_HDRS) $(LIB_SO) \
+		$(B)/lib/$(LIB_SONAME) $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O1 -g -fsanitize=thread $(INC) -o $@ $< tools/testing/lib/testutil.c \
 		-Wl,-rpath,'$$ORIGIN/../../lib' $(B)/lib/$(LIB_SONAME) $(LIB_A) $(LDLIBS)
 
 # a static binary: glibc's pthread_getattr_np is the one linked in
