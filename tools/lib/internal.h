@@ -89,6 +89,9 @@ int si_module_query_proof(int fd, pid_t tid, uint64_t flags, int proof_fd,
 			  struct stackinfo_query *q);
 int si_fallback_query(int backend, pid_t tid, uint64_t flags,
 		      struct stackinfo_query *q);
+/* The same with @maps_fd, the caller's open maps of @tid's process, if >= 0. */
+int si_fallback_query_fd(int backend, pid_t tid, uint64_t flags, int maps_fd,
+			 struct stackinfo_query *q);
 int si_procmap_covering(int fd, uint64_t addr, bool or_next,
 			uint64_t *start, uint64_t *end, uint64_t *flags);
 
