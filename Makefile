@@ -84,7 +84,8 @@ BINS := $(B)/bin/stackinfo $(B)/bin/stackinfo-demo $(B)/bin/getattr-print \
 KSELFTEST := $(B)/guest/kselftest/proc-stackinfo
 GUEST_FILES := $(B)/guest/run-tests $(B)/guest/splat-patterns $(B)/guest/log-filter.awk \
 	$(B)/guest/testlib.sh \
-	$(B)/guest/kmsg-since $(B)/guest/m32/compat_abi $(KSELFTEST) $(B)/guest/bindings_test.py \
+	$(B)/guest/kmsg-since $(B)/guest/m32/compat_abi $(KSELFTEST) \
+	$(patsubst tools/testing/python/%,$(B)/guest/%,$(wildcard tools/testing/python/*.py)) \
 	$(B)/guest/guest-plan $(B)/guest/plan.sh
 
 .PHONY: all module tools check demo bench deps clean help prune guest-tests install uninstall \
@@ -302,9 +303,9 @@ $(B)/guest/plan.sh: tools/testing/lib/plan.sh
 	@mkdir -p $(@D)
 	install -m 644 $< $@
 
-# the Python bindings' test, run by lib_python in the guest (and on the
-# host by python_bindings)
-$(B)/guest/bindings_test.py: tools/testing/python/bindings_test.py
+# the Python tests: the bindings' (run by lib_python in the guest, on the
+# host by python_bindings) and the CLIs' (cli_parity, guest and host)
+$(B)/guest/%.py: tools/testing/python/%.py
 	@mkdir -p $(@D)
 	install -m 644 $< $@
 
