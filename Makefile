@@ -79,6 +79,11 @@ BINS := $(B)/bin/stackinfo $(B)/bin/stackinfo-demo $(B)/bin/getattr-print \
 	$(B)/bin/thread-sleeper $(B)/bin/stackinfo-bench $(B)/bin/startup-time \
 	$(B)/bin/stackinfo-profile \
 	$(B)/bin/stack-overflow $(B)/bin/stackinfo-layout
+# the interposer's target under ASan and UBSan (host test preload_asan):
+# getattr-print with the sanitizers' runtimes as shared libraries (gcc's
+# way), the build that refuses a library preloaded ahead of them; not for
+# the guests (libasan alone is 8 MB)
+SAN_PROGS := $(B)/san/getattr-print-asan
 # the in-tree series' kselftest (kernel/selftests/), run by the guest test
 # intree_selftest
 KSELFTEST := $(B)/guest/kselftest/proc-stackinfo
@@ -134,7 +139,7 @@ module:
 	@echo "module: building against $(KDIR)"
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
-tools: $(LIBS) $(BINS) $(GUEST_TESTS) $(GUEST_FILES) $(HOST_TESTS) | prune
+tools: $(LIBS) $(BINS) $(SAN_PROGS) $(GUEST_TESTS) $(GUEST_FILES) $(HOST_TESTS) | prune
 
 # the guest test programs run-tests finds, one a line: tools/testing/check
 # expects a result from each (tools/testing/guest-results)
@@ -232,6 +237,10 @@ $(B)/bin/stackinfo-layout: $(LIB_HDRS)
 $(B)/bin/%: tools/testing/%.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LDLIBS)
+
+$(B)/san/getattr-print-asan: tools/testing/getattr-print.c
+	@mkdir -p $(@D)
+	$(CC) $(SAN_CFLAGS) -o $@ $< $(LDLIBS)
 
 # testutil reads maps with the library's parser (from the .a); lib_* tests
 # take the public calls from the .so, listed first so that nothing else of
