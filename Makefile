@@ -80,12 +80,18 @@ BINS := $(B)/bin/stackinfo $(B)/bin/stackinfo-demo $(B)/bin/getattr-print \
 	$(B)/bin/thread-sleeper $(B)/bin/stackinfo-bench $(B)/bin/startup-time \
 	$(B)/bin/stackinfo-profile \
 	$(B)/bin/stack-overflow $(B)/bin/stackinfo-layout
+# the interposer's target under ASan and UBSan (host test preload_asan):
+# getattr-print with the sanitizers' runtimes as shared libraries (gcc's
+# way), the build that refuses a library preloaded ahead of them; not for
+# the guests (libasan alone is 8 MB)
+SAN_PROGS := $(B)/san/getattr-print-asan
 # the in-tree series' kselftest (kernel/selftests/), run by the guest test
 # intree_selftest
 KSELFTEST := $(B)/guest/kselftest/proc-stackinfo
 GUEST_FILES := $(B)/guest/run-tests $(B)/guest/splat-patterns $(B)/guest/log-filter.awk \
 	$(B)/guest/testlib.sh \
-	$(B)/guest/kmsg-since $(B)/guest/m32/compat_abi $(KSELFTEST) $(B)/guest/bindings_test.py \
+	$(B)/guest/kmsg-since $(B)/guest/m32/compat_abi $(KSELFTEST) \
+	$(patsubst tools/testing/python/%,$(B)/guest/%,$(wildcard tools/testing/python/*.py)) \
 	$(B)/guest/guest-plan $(B)/guest/plan.sh
 
 .PHONY: all module tools check demo bench deps clean help prune guest-tests install uninstall \
@@ -134,7 +140,7 @@ module:
 	@echo "module: building against $(KDIR)"
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
-tools: $(LIBS) $(BINS) $(GUEST_TESTS) $(GUEST_FILES) $(HOST_TESTS) | prune
+tools: $(LIBS) $(BINS) $(SAN_PROGS) $(GUEST_TESTS) $(GUEST_FILES) $(HOST_TESTS) | prune
 
 # the guest test programs run-tests finds, one a line: tools/testing/check
 # expects a result from each (tools/testing/guest-results)
@@ -233,6 +239,10 @@ $(B)/bin/%: tools/testing/%.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LDLIBS)
 
+$(B)/san/getattr-print-asan: tools/testing/getattr-print.c
+	@mkdir -p $(@D)
+	$(CC) $(SAN_CFLAGS) -o $@ $< $(LDLIBS)
+
 # testutil reads maps with the library's parser (from the .a); lib_* tests
 # take the public calls from the .so, listed first so that nothing else of
 # the .a is pulled in
@@ -303,9 +313,9 @@ $(B)/guest/plan.sh: tools/testing/lib/plan.sh
 	@mkdir -p $(@D)
 	install -m 644 $< $@
 
-# the Python bindings' test, run by lib_python in the guest (and on the
-# host by python_bindings)
-$(B)/guest/bindings_test.py: tools/testing/python/bindings_test.py
+# the Python tests: the bindings' (run by lib_python in the guest, on the
+# host by python_bindings) and the CLIs' (cli_parity, guest and host)
+$(B)/guest/%.py: tools/testing/python/%.py
 	@mkdir -p $(@D)
 	install -m 644 $< $@
 
