@@ -8,9 +8,10 @@
 #                   the ioctl
 #   make check      every test: host, then in QEMU guests; last line
 #                   "N passed, N failed, N skipped"
-#   make bench      the benchmark in a Debian 6.12 guest: table, CSV, PNG
-#                   plot under build/bench/ (BENCH_KERNEL=debug-6.12: in
-#                   that guest, with the in-tree /proc/<pid>/stackinfo)
+#   make bench      the benchmark in a Debian 6.12 guest: tables, CSV files,
+#                   pictures under build/bench/ (BENCH_KERNEL=debug-6.12: in
+#                   that guest, with the in-tree /proc/<pid>/stackinfo;
+#                   BENCH_ARGS="--scaling-only 3": the picture's sweep alone)
 #   make cost       guest instructions per call of every way (a QEMU plugin
 #                   counts them, exactly) in a Debian 6.12 and a debug-6.12
 #                   guest: table, breakdown, "cost:" line (build/cost/)
@@ -51,7 +52,7 @@ UAPI := include/uapi/linux/stackinfo.h
 # libstackinfo: .so (soname, version script), .a, pkg-config file
 LIB_VERSION := $(shell sed -n 's/^\#define LIBSTACKINFO_VERSION\t*"\(.*\)"/\1/p' tools/lib/libstackinfo.h)
 LIB_SONAME := libstackinfo.so.$(firstword $(subst ., ,$(LIB_VERSION)))
-LIB_NAMES := lib getattr backends maps proc process
+LIB_NAMES := lib getattr backends maps proc process text
 LIB_HDRS := tools/lib/libstackinfo.h tools/lib/internal.h tools/lib/compat.h $(UAPI)
 LIB_PIC := $(LIB_NAMES:%=$(B)/lib/pic/%.o)
 LIB_SAN := $(LIB_NAMES:%=$(B)/lib/san/%.o)
@@ -72,7 +73,8 @@ GUEST_TESTS := $(patsubst tools/testing/guest/%.c,$(B)/guest/tests/%,$(GUEST_SRC
 	$(patsubst tools/testing/guest/%.sh,$(B)/guest/tests/%,$(wildcard tools/testing/guest/*.sh)) \
 	$(B)/guest/tests/lib_parity_san $(B)/guest/tests/lib_initial_san \
 	$(B)/guest/tests/lib_fork_san $(B)/guest/tests/lib_api_san $(B)/guest/tests/lib_sched_san \
-	$(B)/guest/tests/lib_batch_san
+	$(B)/guest/tests/lib_batch_san $(B)/guest/tests/lib_fds_san $(B)/guest/tests/lib_errno_san \
+	$(B)/guest/tests/lib_seccomp_san
 HOST_SRCS := $(wildcard tools/testing/host/*.c)
 HOST_TESTS := $(patsubst tools/testing/host/%.c,$(B)/host/%,$(HOST_SRCS)) \
 	$(patsubst tools/testing/host/%.c,$(B)/host/%_san,$(filter tools/testing/host/lib_%,$(HOST_SRCS))) \
@@ -81,12 +83,18 @@ BINS := $(B)/bin/stackinfo $(B)/bin/stackinfo-demo $(B)/bin/getattr-print \
 	$(B)/bin/thread-sleeper $(B)/bin/stackinfo-bench $(B)/bin/startup-time \
 	$(B)/bin/stackinfo-profile $(B)/bin/stackinfo-cost \
 	$(B)/bin/stack-overflow $(B)/bin/stackinfo-layout
+# the interposer's target under ASan and UBSan (host test preload_asan):
+# getattr-print with the sanitizers' runtimes as shared libraries (gcc's
+# way), the build that refuses a library preloaded ahead of them; not for
+# the guests (libasan alone is 8 MB)
+SAN_PROGS := $(B)/san/getattr-print-asan
 # the in-tree series' kselftest (kernel/selftests/), run by the guest test
 # intree_selftest
 KSELFTEST := $(B)/guest/kselftest/proc-stackinfo
 GUEST_FILES := $(B)/guest/run-tests $(B)/guest/splat-patterns $(B)/guest/log-filter.awk \
 	$(B)/guest/testlib.sh \
-	$(B)/guest/kmsg-since $(B)/guest/m32/compat_abi $(KSELFTEST) $(B)/guest/bindings_test.py \
+	$(B)/guest/kmsg-since $(B)/guest/m32/compat_abi $(KSELFTEST) \
+	$(patsubst tools/testing/python/%,$(B)/guest/%,$(wildcard tools/testing/python/*.py)) \
 	$(B)/guest/guest-plan $(B)/guest/plan.sh
 
 .PHONY: all module tools check demo bench cost deps clean help prune guest-tests install uninstall \
@@ -125,7 +133,7 @@ INSTALLED := $(MODDIR)/stackinfo.ko $(LIBDIR)/libstackinfo.so.$(LIB_VERSION) \
 all: module tools
 
 help:
-	@sed -n '3,26p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,/^$$/p' Makefile | sed 's/^# \{0,1\}//'
 
 module:
 	@if [ -z "$(KDIR)" ]; then \
@@ -138,7 +146,7 @@ module:
 # the cost meter's known loop, a bare multiboot kernel (host test cost_plugin)
 COST_LOOP := $(B)/cost/loop.elf
 
-tools: $(LIBS) $(BINS) $(GUEST_TESTS) $(GUEST_FILES) $(HOST_TESTS) $(COST_LOOP) | prune
+tools: $(LIBS) $(BINS) $(SAN_PROGS) $(GUEST_TESTS) $(GUEST_FILES) $(HOST_TESTS) $(COST_LOOP) | prune
 
 # the guest test programs run-tests finds, one a line: tools/testing/check
 # expects a result from each (tools/testing/guest-results)
@@ -155,7 +163,7 @@ guest-tests:
 # (-fuse-ld is unused when compiling only, which -Werror would fail)
 ARM64_CC := clang --target=aarch64-linux-gnu -fuse-ld=lld -Wno-unused-command-line-argument
 ARM64_TOOLS = $(filter-out $(LIB_A_SAN),$(LIBS)) $(filter-out $(B)/bin/stackinfo-cost,$(BINS)) \
-	$(filter-out %_san,$(GUEST_TESTS)) \
+	$(filter-out %_san %/lib_tsan,$(GUEST_TESTS)) \
 	$(filter-out $(B)/guest/m32/compat_abi $(KSELFTEST),$(GUEST_FILES))
 tools-arm64:
 	@scripts/deps.sh arm64
@@ -167,7 +175,7 @@ arm64-cross: $(ARM64_TOOLS) | prune
 check-arm64:
 	KERNELS=debug-6.12-arm64 HOST_TESTS=0 tools/testing/check
 
-# what make check leaves out for the cold budget (README: What it costs)
+# what make check leaves out for the cold budget (docs/testing.md: What it costs)
 check-extra:
 	bash -c '. scripts/kernels.sh && KERNELS="$$KERNELS_EXTRA" HOST_TESTS=0 tools/testing/check'
 
@@ -248,6 +256,10 @@ $(B)/bin/%: tools/testing/%.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LDLIBS)
 
+$(B)/san/getattr-print-asan: tools/testing/getattr-print.c
+	@mkdir -p $(@D)
+	$(CC) $(SAN_CFLAGS) -o $@ $< $(LDLIBS)
+
 # testutil reads maps with the library's parser (from the .a); lib_* tests
 # take the public calls from the .so, listed first so that nothing else of
 # the .a is pulled in
@@ -255,6 +267,13 @@ $(B)/guest/tests/lib_%: tools/testing/guest/lib_%.c $(TESTUTIL) $(LIB_HDRS) $(LI
 		$(B)/lib/$(LIB_SONAME) $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ $< tools/testing/lib/testutil.c \
+		-Wl,-rpath,'$$ORIGIN/../../lib' $(B)/lib/$(LIB_SONAME) $(LIB_A) $(LDLIBS)
+
+# ThreadSanitizer's: the .so, linked, and preloaded when it runs itself again
+$(B)/guest/tests/lib_tsan: tools/testing/guest/lib_tsan.c $(TESTUTIL) $(LIB_HDRS) $(LIB_SO) \
+		$(B)/lib/$(LIB_SONAME) $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O1 -g -fsanitize=thread $(INC) -o $@ $< tools/testing/lib/testutil.c \
 		-Wl,-rpath,'$$ORIGIN/../../lib' $(B)/lib/$(LIB_SONAME) $(LIB_A) $(LDLIBS)
 
 # a static binary: glibc's pthread_getattr_np is the one linked in
@@ -311,9 +330,9 @@ $(B)/guest/plan.sh: tools/testing/lib/plan.sh
 	@mkdir -p $(@D)
 	install -m 644 $< $@
 
-# the Python bindings' test, run by lib_python in the guest (and on the
-# host by python_bindings)
-$(B)/guest/bindings_test.py: tools/testing/python/bindings_test.py
+# the Python tests: the bindings' (run by lib_python in the guest, on the
+# host by python_bindings) and the CLIs' (cli_parity, guest and host)
+$(B)/guest/%.py: tools/testing/python/%.py
 	@mkdir -p $(@D)
 	install -m 644 $< $@
 
@@ -345,7 +364,7 @@ check:
 bench:
 	scripts/deps.sh base bench
 	$(MAKE) tools
-	tools/bench/run
+	tools/bench/run $(BENCH_ARGS)
 
 cost:
 	scripts/deps.sh base cost
