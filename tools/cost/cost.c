@@ -10,7 +10,7 @@
  * gives, 1 but for the batch), "cost-skip NAME REASON" for a row this
  * kernel cannot run, and "cost-ksyms BYTES" for the symbols passed;
  * tools/cost/report reads those lines beside the plugin's output. The
- * rows run in one session of the plugin (tools/cost/marker.h); the
+ * rows run in one counting session of the plugin (tools/cost/marker.h); the
  * symbols are passed after it.
  *
  *   stackinfo-cost [--check]
