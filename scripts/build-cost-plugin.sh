@@ -54,6 +54,7 @@ if [ ! -e "$srcdir/include/qemu/qemu-plugin.h" ]; then
 	# every suite of this release the machine's apt reads (main, updates,
 	# security), with its URI: the source may be in any of them
 	suites() {
+		# shellcheck disable=SC2016 # apt's own $(FIELD)s, not the shell's
 		apt-get indextargets --format '$(REPO_URI) $(RELEASE) $(COMPONENT)' 2>/dev/null |
 			awk -v rel="$rel" '$3 == "main" && ($2 == rel || index($2, rel "-") == 1) { print $1, $2 }' |
 			sort -u
