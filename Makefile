@@ -48,9 +48,13 @@ UAPI := include/uapi/linux/stackinfo.h
 # libstackinfo: .so (soname, version script), .a, pkg-config file
 LIB_VERSION := $(shell sed -n 's/^\#define LIBSTACKINFO_VERSION\t*"\(.*\)"/\1/p' tools/lib/libstackinfo.h)
 LIB_SONAME := libstackinfo.so.$(firstword $(subst ., ,$(LIB_VERSION)))
-LIB_NAMES := lib getattr backends maps proc process
+LIB_NAMES := lib getattr backends maps proc process query
+# the compat symbols of released versions (tools/lib/abi/): the .so only,
+# a static link has no symbol versions
+LIB_COMPAT := abi-0.1.0 abi-0.2.0
 LIB_HDRS := tools/lib/libstackinfo.h tools/lib/internal.h tools/lib/compat.h $(UAPI)
 LIB_PIC := $(LIB_NAMES:%=$(B)/lib/pic/%.o)
+LIB_COMPAT_PIC := $(LIB_COMPAT:%=$(B)/lib/pic/%.o)
 LIB_SAN := $(LIB_NAMES:%=$(B)/lib/san/%.o)
 LIB_SO := $(B)/lib/libstackinfo.so.$(LIB_VERSION)
 LIB_A := $(B)/lib/libstackinfo.a
@@ -179,9 +183,9 @@ $(B)/lib/san/%.o: tools/lib/%.c $(LIB_HDRS)
 
 # The exported symbols must be exactly the map's, under the version node
 # that the header's LIBSTACKINFO_VERSION names.
-$(LIB_SO): $(LIB_PIC) tools/lib/libstackinfo.map scripts/check-symbols.sh
+$(LIB_SO): $(LIB_PIC) $(LIB_COMPAT_PIC) tools/lib/libstackinfo.map scripts/check-symbols.sh
 	$(CC) -shared -Wl,-soname,$(LIB_SONAME) -Wl,--version-script=tools/lib/libstackinfo.map \
-		-Wl,-z,defs -o $@ $(LIB_PIC) $(LDLIBS)
+		-Wl,-z,defs -o $@ $(LIB_PIC) $(LIB_COMPAT_PIC) $(LDLIBS)
 	NM=$(NM) scripts/check-symbols.sh $@ tools/lib/libstackinfo.map $(LIB_VERSION)
 
 $(B)/lib/$(LIB_SONAME) $(B)/lib/libstackinfo.so: $(LIB_SO)
