@@ -182,11 +182,14 @@ $(B)/lib/san/%.o: tools/lib/%.c $(LIB_HDRS)
 	$(CC) $(SAN_CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
 
 # The exported symbols must be exactly the map's, under the version node
-# that the header's LIBSTACKINFO_VERSION names.
-$(LIB_SO): $(LIB_PIC) $(LIB_COMPAT_PIC) tools/lib/libstackinfo.map scripts/check-symbols.sh
+# that the header's LIBSTACKINFO_VERSION names, and every released
+# version's recorded symbol@node still there (docs/abi.md).
+ABI_RECORDS := $(wildcard tools/lib/abi/*/symbols tools/lib/abi/*/libstackinfo.map)
+$(LIB_SO): $(LIB_PIC) $(LIB_COMPAT_PIC) tools/lib/libstackinfo.map scripts/check-symbols.sh \
+		$(ABI_RECORDS)
 	$(CC) -shared -Wl,-soname,$(LIB_SONAME) -Wl,--version-script=tools/lib/libstackinfo.map \
 		-Wl,-z,defs -o $@ $(LIB_PIC) $(LIB_COMPAT_PIC) $(LDLIBS)
-	NM=$(NM) scripts/check-symbols.sh $@ tools/lib/libstackinfo.map $(LIB_VERSION)
+	NM=$(NM) scripts/check-symbols.sh $@ tools/lib/libstackinfo.map $(LIB_VERSION) tools/lib/abi
 
 $(B)/lib/$(LIB_SONAME) $(B)/lib/libstackinfo.so: $(LIB_SO)
 	ln -sf $(notdir $<) $@
