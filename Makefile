@@ -63,7 +63,7 @@ PRELOAD := $(B)/lib/libstackinfo-preload.so
 LIBS := $(LIB_SO) $(B)/lib/$(LIB_SONAME) $(B)/lib/libstackinfo.so $(LIB_A) $(LIB_A_SAN) \
 	$(PRELOAD) $(B)/lib/libstackinfo.pc
 
-TESTUTIL := tools/testing/lib/testutil.c tools/testing/lib/testutil.h
+TESTUTIL := tools/testing/lib/testutil.c tools/testing/lib/testutil.h tools/testing/lib/check.h
 # Guest tests named lib_* test the library: linked against the .so (found
 # through the runpath $ORIGIN/../../lib: build/lib here, /usr/lib in the
 # guest, where vm-run puts it), and once more with
@@ -74,6 +74,17 @@ GUEST_TESTS := $(patsubst tools/testing/guest/%.c,$(B)/guest/tests/%,$(GUEST_SRC
 	$(B)/guest/tests/lib_parity_san $(B)/guest/tests/lib_initial_san \
 	$(B)/guest/tests/lib_fork_san $(B)/guest/tests/lib_api_san $(B)/guest/tests/lib_sched_san \
 	$(B)/guest/tests/lib_batch_san
+# The binaries of released versions (tools/testing/abi/release-*.c): each
+# built from its release's recorded headers and linked against a stand-in
+# made from its recorded map (tools/lib/abi/<version>/), so that it needs
+# exactly the symbol versions that release's binaries need; run against
+# this library in the guests (lib_abi_<version>) and on the host
+# (abi_binaries, which also runs a program of this tree's header,
+# build/abi/current, on the stand-ins).
+ABI_RELEASES := $(patsubst tools/testing/abi/release-%.c,%,$(wildcard tools/testing/abi/release-*.c))
+ABI_STANDINS := $(patsubst tools/lib/abi/%/libstackinfo.map,$(B)/abi/%/$(LIB_SONAME),\
+	$(wildcard tools/lib/abi/*/libstackinfo.map))
+GUEST_TESTS += $(ABI_RELEASES:%=$(B)/guest/tests/lib_abi_%)
 HOST_SRCS := $(wildcard tools/testing/host/*.c)
 HOST_TESTS := $(patsubst tools/testing/host/%.c,$(B)/host/%,$(HOST_SRCS)) \
 	$(patsubst tools/testing/host/%.c,$(B)/host/%_san,$(filter tools/testing/host/lib_%,$(HOST_SRCS))) \
@@ -136,7 +147,8 @@ module:
 	@echo "module: building against $(KDIR)"
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
-tools: $(LIBS) $(BINS) $(GUEST_TESTS) $(GUEST_FILES) $(HOST_TESTS) | prune
+tools: $(LIBS) $(BINS) $(GUEST_TESTS) $(GUEST_FILES) $(HOST_TESTS) $(ABI_STANDINS) \
+	$(B)/abi/current | prune
 
 # the guest test programs run-tests finds, one a line: tools/testing/check
 # expects a result from each (tools/testing/guest-results)
@@ -245,6 +257,24 @@ $(B)/guest/tests/lib_%: tools/testing/guest/lib_%.c $(TESTUTIL) $(LIB_HDRS) $(LI
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ $< tools/testing/lib/testutil.c \
 		-Wl,-rpath,'$$ORIGIN/../../lib' $(B)/lib/$(LIB_SONAME) $(LIB_A) $(LDLIBS)
+
+# a release's binary: its headers, its stand-in at link time, this
+# library at run time
+$(B)/guest/tests/lib_abi_%: tools/testing/abi/release-%.c tools/testing/abi/release.h \
+		tools/testing/lib/check.h \
+		tools/lib/abi/%/include/libstackinfo.h tools/lib/abi/%/include/linux/stackinfo.h \
+		$(B)/abi/%/$(LIB_SONAME) $(LIB_SO) $(B)/lib/$(LIB_SONAME)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(CFLAGS) -Itools/lib/abi/$*/include -Itools/testing/lib -o $@ $< \
+		-Wl,-rpath,'$$ORIGIN/../../lib' $(B)/abi/$*/$(LIB_SONAME) $(LDLIBS)
+
+# a library with release <version>'s symbol versions, each function a stand-in
+$(B)/abi/%/$(LIB_SONAME): tools/lib/abi/%/libstackinfo.map tools/testing/abi/stand-in.sh
+	CC='$(CC)' tools/testing/abi/stand-in.sh $< $(LIB_SONAME) $@
+
+$(B)/abi/current: tools/testing/abi/current.c $(LIB_HDRS) $(LIB_SO) $(B)/lib/$(LIB_SONAME)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $< -Wl,-rpath,'$$ORIGIN/../lib' $(B)/lib/$(LIB_SONAME) $(LDLIBS)
 
 # a static binary: glibc's pthread_getattr_np is the one linked in
 $(B)/guest/tests/lib_static: tools/testing/guest/lib_static.c $(TESTUTIL) $(LIB_HDRS) $(LIB_A)
