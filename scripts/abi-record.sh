@@ -10,13 +10,16 @@
 # The library is built in a scratch clone of this repository, never in the
 # tree, with the Makefile's default flags (-O2 -g: abidw needs DWARF). COMMIT
 # must say LIBSTACKINFO_VERSION VERSION. An existing record is refused: a
-# release, once recorded, is what later builds are held against.
+# release, once recorded, is what later builds are held against (the
+# release's abidiff.suppr, written by hand, may be there already).
 set -euo pipefail
 [ $# = 2 ] || { echo "usage: abi-record.sh VERSION COMMIT" >&2; exit 2; }
 version=$1 commit=$2
 top=$(cd "$(dirname "$0")/.." && pwd)
 dest=$top/tools/lib/abi/$version
-[ ! -e "$dest" ] || { echo "abi-record: $dest exists" >&2; exit 1; }
+for f in libstackinfo.abi symbols libstackinfo.map include; do
+	[ ! -e "$dest/$f" ] || { echo "abi-record: $dest/$f exists" >&2; exit 1; }
+done
 "$top/scripts/deps.sh" abi base >/dev/null
 
 tmp=$(mktemp -d)
