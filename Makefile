@@ -85,6 +85,9 @@ ABI_RELEASES := $(patsubst tools/testing/abi/release-%.c,%,$(wildcard tools/test
 ABI_STANDINS := $(patsubst tools/lib/abi/%/libstackinfo.map,$(B)/abi/%/$(LIB_SONAME),\
 	$(wildcard tools/lib/abi/*/libstackinfo.map))
 GUEST_TESTS += $(ABI_RELEASES:%=$(B)/guest/tests/lib_abi_%)
+# the callers' struct sizes (host test lib_query_sizes) also on the guests'
+# backends, where the module and the in-tree file fill what the sizes cut
+GUEST_TESTS += $(B)/guest/tests/lib_query_sizes
 HOST_SRCS := $(wildcard tools/testing/host/*.c)
 HOST_TESTS := $(patsubst tools/testing/host/%.c,$(B)/host/%,$(HOST_SRCS)) \
 	$(patsubst tools/testing/host/%.c,$(B)/host/%_san,$(filter tools/testing/host/lib_%,$(HOST_SRCS))) \
@@ -254,6 +257,12 @@ $(B)/bin/%: tools/testing/%.c
 # the .a is pulled in
 $(B)/guest/tests/lib_%: tools/testing/guest/lib_%.c $(TESTUTIL) $(LIB_HDRS) $(LIB_SO) \
 		$(B)/lib/$(LIB_SONAME) $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $< tools/testing/lib/testutil.c \
+		-Wl,-rpath,'$$ORIGIN/../../lib' $(B)/lib/$(LIB_SONAME) $(LIB_A) $(LDLIBS)
+
+$(B)/guest/tests/lib_query_sizes: tools/testing/host/lib_query_sizes.c $(TESTUTIL) $(LIB_HDRS) \
+		$(LIB_SO) $(B)/lib/$(LIB_SONAME) $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ $< tools/testing/lib/testutil.c \
 		-Wl,-rpath,'$$ORIGIN/../../lib' $(B)/lib/$(LIB_SONAME) $(LIB_A) $(LDLIBS)

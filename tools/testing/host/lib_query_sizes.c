@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The _sz queries with every kind of caller's struct, on this host's
- * backends (PROCMAP_QUERY where the kernel has it, the maps parse), each
- * struct between bytes that must keep what they held:
+ * The _sz queries with every kind of caller's struct, on every backend
+ * the kernel has (here PROCMAP_QUERY and the maps parse; the guests run it
+ * too, as lib_query_sizes, with the module's and the in-tree file's
+ * answers, which fill every field a size cuts), each struct between bytes
+ * that must keep what they held:
  *  - sizes from VER0 (168) up, shorter, equal to or longer than the
  *    library's struct: the first min(size, the library's) bytes hold the
  *    answer the library's own size gets (the caller's SP aside), the rest
