@@ -14,26 +14,8 @@
 #include <sys/types.h>
 #include <linux/stackinfo.h>
 
+#include "check.h"
 #include "internal.h"
-
-#define T_SKIP 77
-
-extern int t_failures;
-
-#define CHECK(cond, ...)						\
-	do {								\
-		if (!(cond)) {						\
-			t_failures++;					\
-			fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__,	\
-				__LINE__, #cond);			\
-			fprintf(stderr, __VA_ARGS__);			\
-			fputc('\n', stderr);				\
-		}							\
-	} while (0)
-
-#define CHECK_EQ(a, b)							\
-	CHECK((uint64_t)(a) == (uint64_t)(b), "%s = %#llx, %s = %#llx",	\
-	      #a, (unsigned long long)(a), #b, (unsigned long long)(b))
 
 /* Exit status for the end of main(). */
 int t_result(void);
