@@ -122,9 +122,9 @@ expect 1 "records: a record's symbols and map disagree" \
 	"$tmp/late-compat.so" "$tmp/late.map" 0.2.0 "$tmp/rec3"
 
 # the project's own library, as the build checks it
-so=$(ls "$top"/build/lib/libstackinfo.so.*.*.* 2>/dev/null | head -n 1)
 version=$(sed -n 's/^#define LIBSTACKINFO_VERSION\t*"\(.*\)"/\1/p' "$top/tools/lib/libstackinfo.h")
-if [ -z "$so" ]; then
+so=$top/build/lib/libstackinfo.so.$version	# the header's, not an older build's
+if [ ! -e "$so" ]; then
 	echo "FAIL: no build/lib/libstackinfo.so (make tools)"
 	fail=1
 else

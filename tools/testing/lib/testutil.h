@@ -96,6 +96,14 @@ int t_yama_scope(void);
 int t_set_yama_scope(int scope);
 
 /*
+ * Does this kernel offer library backend @backend (STACKINFO_BACKEND_*)?
+ * Decided from the kernel, not by the library: the module's
+ * /proc/stackinfo or the in-tree /proc/self/stackinfo exists; PROCMAP_QUERY
+ * answers for an address of this thread's stack; the maps parse always.
+ */
+bool t_backend_offered(int backend);
+
+/*
  * glibc's own pthread_getattr_np, taken from libc.so.6 by handle so that
  * no interposer stands between (NULL where libc.so.6 is not loaded: a
  * static binary calls pthread_getattr_np itself).
