@@ -379,7 +379,10 @@ static struct mm_struct *stackinfo_task_mm(struct task_struct *task,
  * credentials, its mm (one for the whole process) and its thread group,
  * so a thread whose real_cred is that very cred gets the very answer, and
  * a batch of one process asks the kernel once, not twice a thread (every
- * open kept until the ioctl returns, as fput() defers). The reference on
+ * open kept until the ioctl returns, as fput() defers). Only a grant about
+ * a live mm is kept: stackinfo_kernel_grant() gives none about a thread
+ * without one (a zombie leader's maps opens for anyone), and the thread
+ * must still have its mm under the lock afterwards. The reference on
  * the remembered cred keeps its address from naming other credentials;
  * credentials are never changed in place, and exec installs new ones.
  * Under exec_update_lock.
@@ -488,7 +491,8 @@ static int stackinfo_target_get(const struct stackinfo_caller *c,
 		 */
 		if (tries &&
 		    (asked < 0 || stackinfo_still(c, task, exec_id, nr))) {
-			if (asked >= 0)
+			/* only a grant about a live mm is worth remembering */
+			if (asked >= 0 && mm)
 				stackinfo_remember(c, task, cred, asked);
 			grant = max_t(int, grant, asked);
 			break;
@@ -883,7 +887,8 @@ EXPORT_SYMBOL_IF_KUNIT(stackinfo_query);
 
 /*
  * The first thread of @task's process that still has an mm, referenced,
- * with that mm (mmget), under exec_update_lock (held by the caller).
+ * with that mm (mmget: its address names no other mm while we hold it),
+ * under exec_update_lock (held by the caller).
  */
 static struct task_struct *stackinfo_thread_with_mm(struct task_struct *task,
 						    struct mm_struct **mmp)
@@ -908,48 +913,83 @@ static struct task_struct *stackinfo_thread_with_mm(struct task_struct *task,
 }
 
 /*
+ * Does @t still have @mm and the number @nr the kernel was asked by? Then
+ * it had them all along (a task never gets back a lost mm or number), and
+ * the kernel's answer was about @mm. @mm is pinned by the caller (mmget),
+ * @t by its reference; under exec_update_lock, which exec_mmap() takes to
+ * change @t's mm.
+ */
+static bool stackinfo_still_has(const struct stackinfo_caller *c,
+				struct task_struct *t, struct mm_struct *mm,
+				pid_t nr)
+{
+	bool same;
+
+	task_lock(t);
+	same = t->mm == mm;
+	task_unlock(t);
+	return same && task_pid_nr_ns(t, c->ns) == nr;
+}
+
+/*
  * May @c learn anything about the process @task belongs to? 0, or the
  * refusal: the batch ioctl asks this before it counts threads. It asks
  * about the first thread that still has an mm (the leader may have
  * exited): a proof fd is compared with that mm, and the kernel is asked
- * about that thread, which is referenced while it is asked; when it has
- * exited meanwhile, about the next one. Each thread's answer is then
- * granted on its own (stackinfo_query_task()).
+ * about that thread, which is referenced while it is asked. The kernel's
+ * "yes" is a grant only if that thread still has that mm and number under
+ * exec_update_lock afterwards; when it lost either meanwhile (it exited,
+ * or exec'd), the next thread with an mm is asked, four times at most
+ * (-EAGAIN). Each thread's answer is then granted on its own
+ * (stackinfo_query_task()).
  */
 int stackinfo_process_grant(const struct stackinfo_caller *c,
 			    struct task_struct *task)
 {
-	struct task_struct *with_mm, *asked;
+	/* pinned by the reference on @task, as task->signal is */
+	struct rw_semaphore *exec_lock = &task->signal->exec_update_lock;
+	struct task_struct *with_mm;
 	enum stackinfo_grant grant;
 	struct mm_struct *mm;
 	unsigned int tries;
 	int err = -ESRCH;
+	bool retry;
 	pid_t nr;
 
 	if (same_thread_group(task, current))
 		return 0;
 	for (tries = 0; tries < STACKINFO_EXEC_TRIES; tries++) {
-		err = down_read_killable(&task->signal->exec_update_lock);
+		err = down_read_killable(exec_lock);
 		if (err)
 			return err;
 		with_mm = stackinfo_thread_with_mm(task, &mm);
 		grant = stackinfo_grant(c, task, mm);
-		up_read(&task->signal->exec_update_lock);
-		if (mm)
-			mmput(mm);
-		asked = with_mm ? with_mm : task;
+		up_read(exec_lock);
 		if (grant != STACKINFO_GRANT_NONE)
 			err = 0;
 		else if (c->ask_kernel)
-			err = c->ask_kernel(c, asked, false, &nr);
+			err = c->ask_kernel(c, with_mm ?: task, false, &nr);
 		else
 			err = -EACCES;
 		/* allowed to know: no user stack anywhere in it */
 		if (err >= 0 && !with_mm)
 			err = (task->flags & PF_KTHREAD) ? -ENOENT : -ESRCH;
+		/* the kernel's yes: about the mm @with_mm had when picked? */
+		if (err >= 0 && grant == STACKINFO_GRANT_NONE) {
+			err = down_read_killable(exec_lock);
+			if (!err) {
+				if (!stackinfo_still_has(c, with_mm, mm, nr))
+					err = -EAGAIN;
+				up_read(exec_lock);
+			}
+		}
+		/* the thread asked about exited, or exec'd: ask the next */
+		retry = with_mm && (err == -ESRCH || err == -EAGAIN);
+		if (mm)
+			mmput(mm);
 		if (with_mm)
 			put_task_struct(with_mm);
-		if (err != -ESRCH || !with_mm)
+		if (!retry)
 			break;
 	}
 	return err < 0 ? err : 0;

@@ -108,6 +108,9 @@ pid_t t_gettid(void);
 /* CLOCK_MONOTONIC in seconds. */
 double t_now(void);
 
+/* startstack, field 28 of /proc/self/stat (read without allocating); 0 if unreadable. */
+uint64_t t_stat_start_stack(void);
+
 /* Where the guest has the module, to load it again after an unload. */
 #define T_MODULE_KO "/stackinfo/stackinfo.ko"
 /* finit_module() of T_MODULE_KO with @params ("" for none): 0 or -errno. */
