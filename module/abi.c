@@ -318,7 +318,9 @@ stackinfo_ioctl_threads(const struct file *file,
 	/* the input was good: from here on, count says what was written */
 	if (a.pid) {
 		leader = stackinfo_get_task(&c, a.pid);
-		err = leader ? 0 : -ESRCH;
+		err = PTR_ERR_OR_ZERO(leader);
+		if (err)
+			leader = NULL;
 	} else {
 		leader = get_task_struct(c.file_task ?: current);
 	}

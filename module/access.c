@@ -201,6 +201,9 @@ int stackinfo_caller_get(struct stackinfo_caller *c, const struct file *file,
 		c->proc_root.mnt = file->f_path.mnt;
 		c->proc_root.dentry = file->f_path.mnt->mnt_root;
 		c->ns = proc_sb_info(file_inode(file)->i_sb)->pid_ns;
+		/* only a mount of the whole of /proc has the <tid> directories */
+		c->blind = c->proc_root.dentry !=
+			   file->f_path.mnt->mnt_sb->s_root;
 	} else {
 		c->ns = task_active_pid_ns(current);
 	}
@@ -428,8 +431,8 @@ int stackinfo_kernel_grant(const struct stackinfo_caller *c,
 	ssize_t n;
 
 	*nr = 0;
-	/* only a mount of the whole of /proc has the <tid> directories */
-	if (!c->file || c->proc_root.dentry != c->proc_root.mnt->mnt_sb->s_root)
+	/* no <tid> directories to open (stackinfo_caller_get()) */
+	if (!c->file || c->blind)
 		return -EACCES;
 	*nr = task_pid_nr_ns(task, c->ns);
 	if (!*nr)

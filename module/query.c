@@ -276,24 +276,32 @@ VISIBLE_IF_KUNIT int stackinfo_look(struct mm_struct *mm, unsigned long sp,
 EXPORT_SYMBOL_IF_KUNIT(stackinfo_look);
 
 /*
- * Thread @tid (not 0) of @c's pid namespace, referenced; NULL if none, or
- * if @c asks through a file about one process and @tid is not of it.
+ * Thread @tid (not 0) of @c's pid namespace, referenced; ERR_PTR(-ESRCH)
+ * if none, or if @c asks through a file about one process and @tid is not
+ * of it. Through a blind file (c->blind) the refusal of other processes
+ * comes first and alike for every tid: ERR_PTR(-EACCES) for one that names
+ * no thread of the caller's process, found or not; with a proof fd, which
+ * may still grant another process's thread, for one that names no thread
+ * (stackinfo_grant() judges one that does).
  */
 struct task_struct *stackinfo_get_task(const struct stackinfo_caller *c,
 				       pid_t tid)
 {
+	int none = c->blind ? -EACCES : -ESRCH;
 	struct task_struct *task;
 
 	if (tid <= 0 || tid > PID_MAX_LIMIT)
-		return NULL;
+		return ERR_PTR(none);
 	rcu_read_lock();
 	task = pid_task(find_pid_ns(tid, c->ns), PIDTYPE_PID);
 	if (task && c->file_task && !same_thread_group(task, c->file_task))
 		task = NULL;
+	if (task && c->blind && !c->proof && !same_thread_group(task, current))
+		task = NULL;
 	if (task)
 		get_task_struct(task);
 	rcu_read_unlock();
-	return task;
+	return task ?: ERR_PTR(none);
 }
 EXPORT_SYMBOL_IF_KUNIT(stackinfo_get_task);
 
@@ -877,8 +885,8 @@ int stackinfo_query(const struct stackinfo_caller *c, struct stackinfo_query *q)
 	if (!q->tid)
 		return stackinfo_query_task(c, c->file_task ?: current, q);
 	task = stackinfo_get_task(c, q->tid);
-	if (!task)
-		return -ESRCH;
+	if (IS_ERR(task))
+		return PTR_ERR(task);
 	err = stackinfo_query_task(c, task, q);
 	put_task_struct(task);
 	return err;

@@ -101,6 +101,15 @@ struct stackinfo_caller {
 	struct mm_struct *proof_mm; /* its mm (kept by the open file) */
 	enum stackinfo_grant proof_grant;
 	struct stackinfo_asked *asked; /* a batch's memo, else NULL */
+	/*
+	 * The file is not on the whole of a /proc mount (a bind mount of the
+	 * file alone): it has no <tid> directories to ask the kernel with,
+	 * and its mount's pid namespace knows nothing of hidepid. A tid that
+	 * names no thread of the caller's process is refused (-EACCES)
+	 * whether it names another process's thread or none; only a proof fd
+	 * may grant another process's thread there.
+	 */
+	bool blind;
 	stackinfo_ask_fn ask_kernel; /* NULL: stackinfo_grant() is final */
 	/*
 	 * The thread a /proc/<pid>/stackinfo file is about (referenced):

@@ -105,6 +105,24 @@ int t_write_file(const char *path, const char *text)
 
 #define T_YAMA_SCOPE "/proc/sys/kernel/yama/ptrace_scope"
 
+int t_user_mount_ns(void)
+{
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+	char map[64];
+
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS))
+		return -errno;
+	snprintf(map, sizeof(map), "0 %u 1\n", (unsigned int)uid);
+	CHECK(!t_write_file("/proc/self/setgroups", "deny"), "setgroups");
+	CHECK(!t_write_file("/proc/self/uid_map", map), "uid_map");
+	snprintf(map, sizeof(map), "0 %u 1\n", (unsigned int)gid);
+	CHECK(!t_write_file("/proc/self/gid_map", map), "gid_map");
+	CHECK(!mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), "MS_PRIVATE: %s",
+	      strerror(errno));
+	return 0;
+}
+
 int t_yama_scope(void)
 {
 	FILE *f = fopen(T_YAMA_SCOPE, "re");

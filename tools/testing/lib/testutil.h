@@ -118,6 +118,12 @@ int t_module_load(const char *params);
 
 /* Write @text to the file @path (a /proc or /sys knob): 0 or -errno. */
 int t_write_file(const char *path, const char *text);
+/*
+ * A user and a mount namespace of the caller's own, its uid and gid mapped
+ * to 0 there, every mount private: 0, or -errno where unshare() refuses
+ * (then nothing changed); a failure after it is a CHECK.
+ */
+int t_user_mount_ns(void);
 /* Yama's ptrace_scope, -1 where the kernel has no Yama; set it: 0 or -errno. */
 int t_yama_scope(void);
 int t_set_yama_scope(int scope);
