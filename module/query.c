@@ -189,7 +189,16 @@ static void stackinfo_look_walk(struct mm_struct *mm, unsigned long sp,
 	l->map_count = data_race(mm->map_count);
 	/* also by prctl(PR_SET_MM) under the read lock: one read, used once */
 	l->start_stack = READ_ONCE(mm->start_stack);
-	stackinfo_vma_walk(mm, l->start_stack, &l->main_vma);
+	/*
+	 * The VMA maps labels [stack]: vm_start <= start_stack <= vm_end
+	 * (vma_is_initial_stack(); is_stack() on 5.10 and 6.1). The one holding
+	 * start_stack, else the one ending there (what was above it unmapped).
+	 */
+	if (stackinfo_vma_walk(mm, l->start_stack, &l->main_vma) &&
+	    l->start_stack &&
+	    (stackinfo_vma_walk(mm, l->start_stack - 1, &l->main_vma) ||
+	     l->main_vma.end != l->start_stack))
+		memset(&l->main_vma, 0, sizeof(l->main_vma));
 	stackinfo_prof(STACKINFO_STEP_WALK_MAIN);
 	/* the main thread's SP is nearly always in its main stack: one walk */
 	if (have_sp && l->main_vma.found && sp >= l->main_vma.start &&

@@ -62,7 +62,7 @@ struct stackinfo_look {
 	struct stackinfo_addr at; /* about addr, if wanted */
 	unsigned long start_stack;
 	int map_count;
-	struct stackinfo_vma main_vma; /* the VMA holding start_stack */
+	struct stackinfo_vma main_vma; /* maps' [stack]: holds start_stack or ends there */
 	struct stackinfo_vma sp_vma; /* the VMA holding the SP, if asked */
 };
 
