@@ -8,9 +8,10 @@
 #                   the ioctl
 #   make check      every test: host, then in QEMU guests; last line
 #                   "N passed, N failed, N skipped"
-#   make bench      the benchmark in a Debian 6.12 guest: table, CSV, PNG
-#                   plot under build/bench/ (BENCH_KERNEL=debug-6.12: in
-#                   that guest, with the in-tree /proc/<pid>/stackinfo)
+#   make bench      the benchmark in a Debian 6.12 guest: tables, CSV files,
+#                   pictures under build/bench/ (BENCH_KERNEL=debug-6.12: in
+#                   that guest, with the in-tree /proc/<pid>/stackinfo;
+#                   BENCH_ARGS="--scaling-only 3": the picture's sweep alone)
 #   make deps       install the Debian packages all of this needs
 #   make module     stackinfo.ko only; KDIR=/path/to/kernel/build overrides
 #   make install    module (and depmod), library, header, pkg-config file,
@@ -48,7 +49,7 @@ UAPI := include/uapi/linux/stackinfo.h
 # libstackinfo: .so (soname, version script), .a, pkg-config file
 LIB_VERSION := $(shell sed -n 's/^\#define LIBSTACKINFO_VERSION\t*"\(.*\)"/\1/p' tools/lib/libstackinfo.h)
 LIB_SONAME := libstackinfo.so.$(firstword $(subst ., ,$(LIB_VERSION)))
-LIB_NAMES := lib getattr backends maps proc process
+LIB_NAMES := lib getattr backends maps proc process text
 LIB_HDRS := tools/lib/libstackinfo.h tools/lib/internal.h tools/lib/compat.h $(UAPI)
 LIB_PIC := $(LIB_NAMES:%=$(B)/lib/pic/%.o)
 LIB_SAN := $(LIB_NAMES:%=$(B)/lib/san/%.o)
@@ -69,7 +70,8 @@ GUEST_TESTS := $(patsubst tools/testing/guest/%.c,$(B)/guest/tests/%,$(GUEST_SRC
 	$(patsubst tools/testing/guest/%.sh,$(B)/guest/tests/%,$(wildcard tools/testing/guest/*.sh)) \
 	$(B)/guest/tests/lib_parity_san $(B)/guest/tests/lib_initial_san \
 	$(B)/guest/tests/lib_fork_san $(B)/guest/tests/lib_api_san $(B)/guest/tests/lib_sched_san \
-	$(B)/guest/tests/lib_batch_san
+	$(B)/guest/tests/lib_batch_san $(B)/guest/tests/lib_fds_san $(B)/guest/tests/lib_errno_san \
+	$(B)/guest/tests/lib_seccomp_san
 HOST_SRCS := $(wildcard tools/testing/host/*.c)
 HOST_TESTS := $(patsubst tools/testing/host/%.c,$(B)/host/%,$(HOST_SRCS)) \
 	$(patsubst tools/testing/host/%.c,$(B)/host/%_san,$(filter tools/testing/host/lib_%,$(HOST_SRCS))) \
@@ -78,12 +80,18 @@ BINS := $(B)/bin/stackinfo $(B)/bin/stackinfo-demo $(B)/bin/getattr-print \
 	$(B)/bin/thread-sleeper $(B)/bin/stackinfo-bench $(B)/bin/startup-time \
 	$(B)/bin/stackinfo-profile \
 	$(B)/bin/stack-overflow $(B)/bin/stackinfo-layout
+# the interposer's target under ASan and UBSan (host test preload_asan):
+# getattr-print with the sanitizers' runtimes as shared libraries (gcc's
+# way), the build that refuses a library preloaded ahead of them; not for
+# the guests (libasan alone is 8 MB)
+SAN_PROGS := $(B)/san/getattr-print-asan
 # the in-tree series' kselftest (kernel/selftests/), run by the guest test
 # intree_selftest
 KSELFTEST := $(B)/guest/kselftest/proc-stackinfo
 GUEST_FILES := $(B)/guest/run-tests $(B)/guest/splat-patterns $(B)/guest/log-filter.awk \
 	$(B)/guest/testlib.sh \
-	$(B)/guest/kmsg-since $(B)/guest/m32/compat_abi $(KSELFTEST) $(B)/guest/bindings_test.py \
+	$(B)/guest/kmsg-since $(B)/guest/m32/compat_abi $(KSELFTEST) \
+	$(patsubst tools/testing/python/%,$(B)/guest/%,$(wildcard tools/testing/python/*.py)) \
 	$(B)/guest/guest-plan $(B)/guest/plan.sh
 
 .PHONY: all module tools check demo bench deps clean help prune guest-tests install uninstall \
@@ -122,7 +130,7 @@ INSTALLED := $(MODDIR)/stackinfo.ko $(LIBDIR)/libstackinfo.so.$(LIB_VERSION) \
 all: module tools
 
 help:
-	@sed -n '3,23p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,/^$$/p' Makefile | sed 's/^# \{0,1\}//'
 
 module:
 	@if [ -z "$(KDIR)" ]; then \
@@ -132,7 +140,7 @@ module:
 	@echo "module: building against $(KDIR)"
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
-tools: $(LIBS) $(BINS) $(GUEST_TESTS) $(GUEST_FILES) $(HOST_TESTS) | prune
+tools: $(LIBS) $(BINS) $(SAN_PROGS) $(GUEST_TESTS) $(GUEST_FILES) $(HOST_TESTS) | prune
 
 # the guest test programs run-tests finds, one a line: tools/testing/check
 # expects a result from each (tools/testing/guest-results)
@@ -147,7 +155,8 @@ guest-tests:
 # aarch64 sanitizer runtime here.
 # (-fuse-ld is unused when compiling only, which -Werror would fail)
 ARM64_CC := clang --target=aarch64-linux-gnu -fuse-ld=lld -Wno-unused-command-line-argument
-ARM64_TOOLS = $(filter-out $(LIB_A_SAN),$(LIBS)) $(BINS) $(filter-out %_san,$(GUEST_TESTS)) \
+ARM64_TOOLS = $(filter-out $(LIB_A_SAN),$(LIBS)) $(BINS) \
+	$(filter-out %_san %/lib_tsan,$(GUEST_TESTS)) \
 	$(filter-out $(B)/guest/m32/compat_abi $(KSELFTEST),$(GUEST_FILES))
 tools-arm64:
 	@scripts/deps.sh arm64
@@ -159,7 +168,7 @@ arm64-cross: $(ARM64_TOOLS) | prune
 check-arm64:
 	KERNELS=debug-6.12-arm64 HOST_TESTS=0 tools/testing/check
 
-# what make check leaves out for the cold budget (README: What it costs)
+# what make check leaves out for the cold budget (docs/testing.md: What it costs)
 check-extra:
 	bash -c '. scripts/kernels.sh && KERNELS="$$KERNELS_EXTRA" HOST_TESTS=0 tools/testing/check'
 
@@ -230,6 +239,10 @@ $(B)/bin/%: tools/testing/%.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LDLIBS)
 
+$(B)/san/getattr-print-asan: tools/testing/getattr-print.c
+	@mkdir -p $(@D)
+	$(CC) $(SAN_CFLAGS) -o $@ $< $(LDLIBS)
+
 # testutil reads maps with the library's parser (from the .a); lib_* tests
 # take the public calls from the .so, listed first so that nothing else of
 # the .a is pulled in
@@ -237,6 +250,13 @@ $(B)/guest/tests/lib_%: tools/testing/guest/lib_%.c $(TESTUTIL) $(LIB_HDRS) $(LI
 		$(B)/lib/$(LIB_SONAME) $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ $< tools/testing/lib/testutil.c \
+		-Wl,-rpath,'$$ORIGIN/../../lib' $(B)/lib/$(LIB_SONAME) $(LIB_A) $(LDLIBS)
+
+# ThreadSanitizer's: the .so, linked, and preloaded when it runs itself again
+$(B)/guest/tests/lib_tsan: tools/testing/guest/lib_tsan.c $(TESTUTIL) $(LIB_HDRS) $(LIB_SO) \
+		$(B)/lib/$(LIB_SONAME) $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O1 -g -fsanitize=thread $(INC) -o $@ $< tools/testing/lib/testutil.c \
 		-Wl,-rpath,'$$ORIGIN/../../lib' $(B)/lib/$(LIB_SONAME) $(LIB_A) $(LDLIBS)
 
 # a static binary: glibc's pthread_getattr_np is the one linked in
@@ -293,9 +313,9 @@ $(B)/guest/plan.sh: tools/testing/lib/plan.sh
 	@mkdir -p $(@D)
 	install -m 644 $< $@
 
-# the Python bindings' test, run by lib_python in the guest (and on the
-# host by python_bindings)
-$(B)/guest/bindings_test.py: tools/testing/python/bindings_test.py
+# the Python tests: the bindings' (run by lib_python in the guest, on the
+# host by python_bindings) and the CLIs' (cli_parity, guest and host)
+$(B)/guest/%.py: tools/testing/python/%.py
 	@mkdir -p $(@D)
 	install -m 644 $< $@
 
@@ -327,7 +347,7 @@ check:
 bench:
 	scripts/deps.sh base bench
 	$(MAKE) tools
-	tools/bench/run
+	tools/bench/run $(BENCH_ARGS)
 
 demo:
 	scripts/deps.sh base

@@ -73,7 +73,7 @@ static int stackinfo_copy_in(void *karg, size_t ksize, const void __user *uarg,
  * the rest of the struct is out fields, which the query clears whatever
  * the caller left there, so copying them in would only cost time (under
  * TCG the whole struct copied bytewise was a third of the module's own
- * time, see README). What copy_struct_from_user() checks holds as before:
+ * time). What copy_struct_from_user() checks is checked here too:
  * the size, and a zeroed tail beyond the kernel's struct. Every in field
  * lies in an aligned 8-byte word of its own, so a size that is a multiple
  * of 8 leaves each either read whole or not at all; any other size takes

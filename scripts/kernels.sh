@@ -26,8 +26,8 @@ _kernels_top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 KERNELS_KNOWN="debian-6.12 debian-6.1 debian-6.12-rt debian-6.1-rt debian-5.10 debug-6.1 debug-6.12 debug-7.2 debug-7.2-rt debug-5.10 debug-6.12-arm64 debug"
 _kernels_cache=${STACKINFO_CACHE:-/var/cache/stackinfo}
 # what make check runs (tools/testing/check, and gate_kbuild builds against
-# each), and what it leaves out for its cold time budget (README: What it
-# costs): make check-extra runs KERNELS_EXTRA, make check-arm64 the arm64 one
+# each), and what it leaves out for its cold time budget (docs/testing.md:
+# What it costs): make check-extra runs KERNELS_EXTRA, make check-arm64 the arm64 one
 # shellcheck disable=SC2034 # for the scripts that source this
 KERNELS_CHECK="debian-6.12 debian-6.1 debian-6.12-rt debian-6.1-rt debian-5.10 debug-6.12 debug-7.2 debug-7.2-rt debug-5.10"
 # shellcheck disable=SC2034

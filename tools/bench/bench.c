@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * stackinfo-bench: the cost of "where is this thread's stack?", every way,
- * in one run: µs per call as the median of several rounds, for each of
- * several mapping counts, SysV shm sizes, and with or without a thread
- * churning mmap/munmap. Prints a table per configuration and "CSV," lines
- * (make bench turns them into a CSV file and a plot). Under TCG only the
- * ratios within one run mean anything.
+ * in one run. Under TCG only the ratios within one run mean anything.
  *
- *   stackinfo-bench [--quick] [--rounds N] [--ratios-only]
+ *   stackinfo-bench [--quick] [--rounds N] [--ratios-only [N]] [--scaling-only [N]]
+ *
+ * First, for each count of extra mappings, each way x getppid, timed in
+ * rotating turns of one round each (N turns, 9 by default): the smallest,
+ * median and largest ratio of the turns ("SCALE," lines; make bench draws
+ * them). --scaling-only: that alone.
  *
  * Then the ratios the targets are stated in, each timed in alternating
  * rounds of this one process (TCG's speed drifts by 2x within seconds, so
@@ -20,6 +21,13 @@
  * /proc/<pid>/stackinfo (CONFIG_PROC_STACKINFO), its queries too, against
  * the module's: own thread, another process, and every thread of a
  * process of 1 000 (task/<tid>/stackinfo against task/<tid>/maps).
+ *
+ * --ratios-only: those ratios alone.
+ *
+ * Last, µs per call as the median of --rounds rounds (5), each way in turn,
+ * not alternating, for each of several mapping counts, SysV shm sizes, and
+ * with or without a thread churning mmap/munmap: a table per configuration
+ * and "CSV," lines (make bench's bench.csv).
  *
  * --quick: one small configuration; checks that every method answers, and
  * answers right, and measures nothing (make check's smoke test).
@@ -602,6 +610,17 @@ static int ratio_backend(enum method m)
 	}
 }
 
+/* The ratio method of @key; NULL for lib_getattr_main (lib_getattr_round()). */
+static const struct ratio_method *ratio_method_of(const char *key)
+{
+	int j;
+
+	for (j = 0; j < NELEM(ratio_methods); j++)
+		if (!strcmp(ratio_methods[j].key, key))
+			return &ratio_methods[j];
+	return NULL;
+}
+
 static double ratio_round(const struct ratio_method *r)
 {
 	double us;
@@ -811,11 +830,33 @@ static double lib_getattr_round(double ms)
 }
 
 /*
+ * @n turns of one round of each of the @k ways @rm (NULL: the library's
+ * pthread_getattr_np, lib_getattr_round()), the order rotated each turn so
+ * that drift favours none: µs per call in @us[way][turn]. The library is
+ * left on the module backend.
+ */
+static void rotating_rounds(const struct ratio_method *const *rm, int k, int n,
+			    double us[][64])
+{
+	int r, i;
+
+	for (r = 0; r < n; r++)
+		for (i = 0; i < k; i++) {
+			int m = (i + r) % k;
+
+			if (rm[m] && ratio_backend(rm[m]->m))
+				die(rm[m]->name);
+			us[m][r] = rm[m] ? ratio_round(rm[m]) : lib_getattr_round(ROUND_MS);
+		}
+	ratio_backend(M_LIB_MODULE);
+}
+
+/*
  * Where the self query's time goes: the floors and the query, one round
  * each in turn, n times; each against getppid within its own turn. The
  * ioctl on /dev/null is any device node's cost, what a misc device for
  * the ioctl could at best bring the rejected ioctl (procfs's) down to.
- * In the same turns the ways issue 24's targets compare: the library's
+ * In the same turns the ways the report's pairs compare: the library's
  * main stack on the module and through PROCMAP_QUERY, glibc's call about
  * another thread and the library's (the interposer's) about the main one.
  */
@@ -830,7 +871,7 @@ static void ratios_floors(int n, int have_locked)
 	const struct ratio_method *rm[NTURN] = { NULL };
 	const char *key[NTURN];
 	double us[NTURN][64], x[NTURN][64], v[64];
-	int i, j, k = 0, r, procmap = 1, lm = -1, lp = -1, go = -1, lg = -1;
+	int i, k = 0, r, procmap = 1, lm = -1, lp = -1, go = -1, lg = -1;
 
 	/* the module answers the rest; PROCMAP_QUERY only from 6.11 */
 	if (stackinfo_set_backend(STACKINFO_BACKEND_PROCMAP_QUERY))
@@ -843,22 +884,10 @@ static void ratios_floors(int n, int have_locked)
 		    (!procmap && !strcmp(keys_in_turn[i], "lib_procmap")))
 			continue;
 		key[k] = keys_in_turn[i];
-		rm[k] = NULL;
-		for (j = 0; j < NELEM(ratio_methods); j++)
-			if (!strcmp(ratio_methods[j].key, key[k]))
-				rm[k] = &ratio_methods[j];
+		rm[k] = ratio_method_of(key[k]);
 		k++;
 	}
-	for (r = 0; r < n; r++)
-		for (i = 0; i < k; i++) {
-			/* rotate the order each turn, so drift favours none */
-			int m = (i + r) % k;
-
-			if (rm[m] && ratio_backend(rm[m]->m))
-				die(rm[m]->name);
-			us[m][r] = rm[m] ? ratio_round(rm[m]) : lib_getattr_round(ROUND_MS);
-		}
-	ratio_backend(M_LIB_MODULE);
+	rotating_rounds(rm, k, n, us);
 	printf("\nWhere the self query's time goes: one round of each in turn, medians of %d turns\n", n);
 	printf("  %-26s %10s %14s\n", "method", "µs/call", "x getppid");
 	for (i = 0; i < k; i++) {
@@ -875,7 +904,7 @@ static void ratios_floors(int n, int have_locked)
 		go = strcmp(key[i], "glibc_other") ? go : i;
 		lg = strcmp(key[i], "lib_getattr_main") ? lg : i;
 	}
-	/* issue 24's two ratios between ways, each per turn, then the median */
+	/* two ratios between ways, each per turn, then the median */
 	if (lp >= 0) {
 		for (r = 0; r < n; r++)
 			v[r] = us[lp][r] / us[lm][r];
@@ -888,6 +917,76 @@ static void ratios_floors(int n, int have_locked)
 	printf("RATIO,pair,getattr_main_over_glibc_other,%.4f\n", bench_median(v, n));
 #undef NTURN
 	fflush(stdout);
+}
+
+/*
+ * ---- each way's cost against the mappings, x getppid of its own turn ----
+ *
+ * For each count of extra mappings, @n turns of one round of each way, the
+ * order rotated each turn, each round's µs / getppid's round of the same
+ * turn: the host's drift moves both alike. "SCALE," lines carry the
+ * smallest, median and largest of those ratios (make bench's picture
+ * draws the spread) and the median µs; "SCALE,begin" and "SCALE,end"
+ * bracket the sweep (tools/bench/run samples the host's load in between).
+ */
+static const long map_counts[] = { 0, 1000, 3000, 10000, 30000, 60000 };
+
+static void run_scaling(int n)
+{
+	static const char *const keys_in_turn[] = {
+		"null", "glibc_main", "lib_getattr_main", "glibc_other", "ioctl_self",
+		"ioctl_other", "proc_read", "lib_module", "lib_procmap", "lib_maps",
+	};
+#define NWAY NELEM(keys_in_turn)
+	const struct ratio_method *rm[NWAY];
+	const char *key[NWAY];
+	double us[NWAY][64], x[64];
+	int i, k = 0, r, c, procmap = !stackinfo_set_backend(STACKINFO_BACKEND_PROCMAP_QUERY);
+
+	/* PROCMAP_QUERY only from 6.11; past glibc's first call and the check */
+	ratio_backend(M_LIB_MODULE);
+	for (i = 0; i < 3; i++)
+		lib_getattr_round(0);
+	for (i = 0; i < NWAY; i++) {
+		if (!procmap && !strcmp(keys_in_turn[i], "lib_procmap"))
+			continue;
+		key[k] = keys_in_turn[i];
+		rm[k++] = ratio_method_of(keys_in_turn[i]);
+	}
+	printf("\nEach way against the mappings: one round of each in turn, x getppid of that turn, %d turns\n", n);
+	printf("SCALE,begin\n");
+	fflush(stdout);
+	for (c = 0; c < NELEM(map_counts); c++) {
+		struct stackinfo_query q = { .size = sizeof(q) };
+
+		set_maps(map_counts[c]);
+		ioctl(fd, STACKINFO_IOC_QUERY, &q);
+		rotating_rounds(rm, k, n, us);
+		printf("  %u mappings:\n  %-26s %10s %10s %10s %10s\n", q.map_count, "method",
+		       "µs/call", "x min", "x median", "x max");
+		for (i = 0; i < k; i++) {
+			double lo, hi;
+
+			for (r = 0; r < n; r++)
+				x[r] = us[i][r] / us[0][r];
+			lo = hi = x[0];
+			for (r = 1; r < n; r++) {
+				lo = x[r] < lo ? x[r] : lo;
+				hi = x[r] > hi ? x[r] : hi;
+			}
+			printf("  %-26s %10.2f %10.2f %10.2f %10.2f\n",
+			       rm[i] ? rm[i]->name : "lib getattr main", bench_median(us[i], n), lo,
+			       bench_median(x, n), hi);
+			printf("SCALE,%ld,%u,%s,%d,%.4f,%.4f,%.4f,%.4f\n", map_counts[c], q.map_count,
+			       key[i], n, lo, bench_median(x, n), hi, bench_median(us[i], n));
+		}
+		fflush(stdout);
+	}
+	printf("SCALE,end\n");
+	set_maps(0);
+	ratio_backend(M_LIB_MODULE);
+	fflush(stdout);
+#undef NWAY
 }
 
 /*
@@ -1345,10 +1444,8 @@ static int quick(const char *self)
 
 int main(int argc, char **argv)
 {
-	static const long maps[] = { 0, 1000, 3000, 10000, 30000, 60000 };
 	pthread_t th;
-	size_t i;
-	int ret = 0;
+	int i, ret = 0;
 
 	main_thread = pthread_self();
 	fd = open(STACKINFO_PROC_PATH, O_RDONLY | O_CLOEXEC);
@@ -1369,6 +1466,8 @@ int main(int argc, char **argv)
 		ret = quick(argv[0]);
 	else if (argc > 1 && !strcmp(argv[1], "--ratios-only"))
 		run_ratios(argc > 2 ? atoi(argv[2]) : 9);
+	else if (argc > 1 && !strcmp(argv[1], "--scaling-only"))
+		run_scaling(argc > 2 && atoi(argv[2]) > 0 && atoi(argv[2]) <= 64 ? atoi(argv[2]) : 9);
 	else {
 		if (argc > 2 && !strcmp(argv[1], "--rounds"))
 			rounds = atoi(argv[2]) < 32 ? atoi(argv[2]) : 31;
@@ -1378,12 +1477,13 @@ int main(int argc, char **argv)
 		int churn_on;
 
 		/* first: the sweeps leave glibc's cache of thread stacks */
+		run_scaling(9);
 		run_ratios(9);
 		/* every mapping count, shm size, quiet and churned */
 		for (churn_on = 0; churn_on < 2; churn_on++)
 			for (s = 0; s < sizeof(shm) / sizeof(shm[0]); s++)
-				for (i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
-					run_config(argv[0], maps[i], shm[s], churn_on);
+				for (i = 0; i < NELEM(map_counts); i++)
+					run_config(argv[0], map_counts[i], shm[s], churn_on);
 		run_sweep(0);
 		run_sweep(3000);
 	}

@@ -197,17 +197,18 @@ static uint64_t put_lookup(const struct si_lookup *l, __u64 *start, __u64 *end,
 }
 
 /*
- * This process's start_stack: fixed from exec to exit (a fork's child has
- * the same), so read once per process rather than once per call.
+ * This process's start_stack: set by the exec that made this image and
+ * fixed until the next one, which takes this memory with it, so read once
+ * and kept, whatever process runs the image now (a fork()'s or _Fork()'s
+ * child, a clone, a PID 1 of a new namespace: all have the same).
  */
 static int self_start_stack(uint64_t *start_stack)
 {
-	static pid_t pid;
+	static bool known;
 	static uint64_t cached;
-	pid_t me = getpid();
 	int dir, err;
 
-	if (__atomic_load_n(&pid, __ATOMIC_ACQUIRE) == me) {
+	if (__atomic_load_n(&known, __ATOMIC_ACQUIRE)) {
 		*start_stack = __atomic_load_n(&cached, __ATOMIC_RELAXED);
 		return 0;
 	}
@@ -218,7 +219,7 @@ static int self_start_stack(uint64_t *start_stack)
 	close(dir);
 	if (!err) {
 		__atomic_store_n(&cached, *start_stack, __ATOMIC_RELAXED);
-		__atomic_store_n(&pid, me, __ATOMIC_RELEASE);
+		__atomic_store_n(&known, true, __ATOMIC_RELEASE);
 	}
 	return err;
 }
@@ -264,16 +265,15 @@ static int find_target(pid_t tid, uint64_t flags, struct si_target *t)
 	return 0;
 }
 
-static int fallback_query(int backend, pid_t tid, uint64_t flags,
+static int fallback_query(int backend, pid_t tid, uint64_t flags, int maps_fd,
 			  struct si_target *t, struct stackinfo_query *q)
 {
 	struct si_lookup main_l = { .want = true }, sp_l = { 0 };
 	bool want_sp = !(flags & STACKINFO_QUERY_NO_SP);
 	uint64_t sp = 0, cur, max;
 	struct rlimit rl;
-	int fd = -1, err;
-	bool cached = false;
 	pid_t tid2, tgid2;
+	int fd, err;
 
 	uint64_t addr = (flags & STACKINFO_QUERY_ADDR) ? q->addr : 0;
 
@@ -300,13 +300,7 @@ static int fallback_query(int backend, pid_t tid, uint64_t flags,
 	}
 	sp_l.addr = sp;
 
-	/* PROCMAP_QUERY keeps no file position: one fd serves every thread */
-	if (backend == STACKINFO_BACKEND_PROCMAP_QUERY && t->own) {
-		fd = si_self_maps_fd();
-		cached = fd >= 0;
-	}
-	if (fd < 0)
-		fd = t->own ? si_open_maps(0) : si_open_maps_at(t->dir);
+	fd = maps_fd >= 0 ? maps_fd : t->own ? si_open_maps(0) : si_open_maps_at(t->dir);
 	if (fd < 0)
 		return fd;
 
@@ -320,7 +314,7 @@ static int fallback_query(int backend, pid_t tid, uint64_t flags,
 		err = si_maps_scan(fd, maps_line, &c);
 		q->map_count = c.count;
 	}
-	if (!cached)
+	if (fd != maps_fd)
 		close(fd);
 	if (err)
 		return err;
@@ -365,8 +359,14 @@ static int fallback_query(int backend, pid_t tid, uint64_t flags,
 int si_fallback_query(int backend, pid_t tid, uint64_t flags,
 		      struct stackinfo_query *q)
 {
+	return si_fallback_query_fd(backend, tid, flags, -1, q);
+}
+
+int si_fallback_query_fd(int backend, pid_t tid, uint64_t flags, int maps_fd,
+			 struct stackinfo_query *q)
+{
 	struct si_target t;
-	int err = fallback_query(backend, tid, flags, &t, q);
+	int err = fallback_query(backend, tid, flags, maps_fd, &t, q);
 
 	if (t.dir >= 0)
 		close(t.dir);

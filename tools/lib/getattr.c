@@ -12,11 +12,13 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <gnu/libc-version.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -42,16 +44,17 @@ static bool si_main_known;
 enum { SI_PROBE_FIRST, SI_PROBE_CHECK, SI_PROBE_OURS, SI_PROBE_GLIBC };
 static int si_probe;
 static size_t si_probe_guard;
-/* glibc's descriptor of the initial thread may hold a policy: see below */
-static bool si_sched_touched;
 
 /*
  * Is the calling thread glibc's initial thread, judged from the stack it
- * runs on, [lo, hi) holding __libc_stack_end? Only a group leader can be;
- * it runs there, and its struct pthread (pthread_self()) is not there (the
- * dynamic linker allocated it). A thread of pthread_create()'s that runs
- * on that stack (a stack carved from it, given by pthread_attr_setstack())
- * has its struct pthread there too. A thread running elsewhere (coroutine,
+ * runs on, [lo, hi) holding __libc_stack_end? The initial thread runs
+ * there, and its struct pthread (pthread_self()) is not there (the dynamic
+ * linker allocated it). A thread of pthread_create()'s that runs on that
+ * stack (a stack carved from it, given by pthread_attr_setstack()) has its
+ * struct pthread there too; any other runs on a stack of its own, and so
+ * does the only thread of a child that a worker fork()ed (the worker's).
+ * No system call: the interposer makes none that glibc's
+ * pthread_getattr_np() would not. A thread running elsewhere (coroutine,
  * sigaltstack) is not recognised: glibc answers for it.
  */
 static bool si_self_initial(uint64_t lo, uint64_t hi)
@@ -59,8 +62,7 @@ static bool si_self_initial(uint64_t lo, uint64_t hi)
 	uint64_t sp = (uintptr_t)__builtin_frame_address(0);
 	uint64_t self = (uintptr_t)pthread_self();
 
-	return sp >= lo && sp < hi && !(self >= lo && self < hi) &&
-	       gettid() == getpid();
+	return sp >= lo && sp < hi && !(self >= lo && self < hi);
 }
 
 static void si_set_main(void)
@@ -70,27 +72,62 @@ static void si_set_main(void)
 }
 
 /*
- * Where in glibc's struct pthread a field lies, as glibc publishes it for
- * libthread_db (nptl_db/structs.def: a 32-bit field's description is its
- * size in bits, its count and its offset). GLIBC_PRIVATE symbols, so
- * looked up at run time, never linked against; a static binary has none
- * to look up. -1 when not found or not a single 32-bit field inside
- * the struct. Looked up by the constructor: dlsym() takes the dynamic
- * linker's lock, which a child forked while another thread held it
- * would find held for good.
+ * glibc's description of its struct pthread for libthread_db
+ * (nptl_db/structs.def): for a 32-bit field, its size in bits, its count
+ * and its offset. GLIBC_PRIVATE data, so referenced weakly and without a
+ * version (nothing is linked against it; NULL where the C library has
+ * none). glibc keeps them in pthread_create.o, which a static program
+ * that creates no thread would not link: the reference to pthread_create
+ * below brings it along (a dynamic program is not changed by it).
  */
-static int si_descr_offset(const char *name)
-{
-	const uint32_t *size = dlsym(RTLD_DEFAULT, "_thread_db_sizeof_pthread");
-	const uint32_t *d = dlsym(RTLD_DEFAULT, name);
+extern const uint32_t _thread_db_sizeof_pthread __attribute__((weak));
+extern const uint32_t _thread_db_pthread_schedpolicy[3] __attribute__((weak));
+extern const uint32_t _thread_db_pthread_schedparam_sched_priority[3] __attribute__((weak));
+extern const uint32_t _thread_db_pthread_cancelhandling[3] __attribute__((weak));
+__attribute__((used)) static int (*const si_keep_pthread_create)(pthread_t *,
+		const pthread_attr_t *, void *(*)(void *), void *) = pthread_create;
 
-	if (!size || !d || d[0] != 32 || d[1] != 1 || d[2] > *size - sizeof(int))
+/*
+ * What glibc's pthread_getattr_np() copies from its descriptor of the
+ * thread (nptl/pthread_getattr_np.c): policy, priority, the flags word and
+ * whether it is detached (joinid == the descriptor itself). The first two
+ * are published; flags is the int right after cancelhandling, and joinid
+ * the pointer two pointers before the sched_param (joinid, result,
+ * schedparam, schedpolicy), in nptl/descr.h of glibc 2.36 and of 2.41
+ * alike. The library reads them on those versions and between, where the
+ * published offsets keep schedpolicy right after the sched_param; on any
+ * other C library or version, or a layout that fails that check, glibc
+ * answers for the main thread. Offsets, -1 when not to be read.
+ */
+static int si_policy_off = -1, si_prio_off = -1, si_flags_off = -1, si_joinid_off = -1;
+
+static int si_db_offset(const uint32_t *d)
+{
+	if (!d || !&_thread_db_sizeof_pthread || d[0] != 32 || d[1] != 1 ||
+	    d[2] > _thread_db_sizeof_pthread - sizeof(int))
 		return -1;
 	return (int)d[2];
 }
 
-/* the offsets of glibc's descriptor's policy and priority, or -1 */
-static int si_policy_off = -1, si_prio_off = -1;
+static void si_descr_init(void)
+{
+	int policy = si_db_offset(_thread_db_pthread_schedpolicy);
+	int prio = si_db_offset(_thread_db_pthread_schedparam_sched_priority);
+	int cancel = si_db_offset(_thread_db_pthread_cancelhandling);
+	unsigned int major, minor;
+
+	if (sscanf(gnu_get_libc_version(), "%u.%u", &major, &minor) != 2 ||
+	    major != 2 || minor < 36 || minor > 41)
+		return;
+	if (policy < 0 || prio < 0 || cancel < 0 ||
+	    policy != prio + (int)sizeof(struct sched_param) ||
+	    prio < 2 * (int)sizeof(void *) || prio % sizeof(void *))
+		return;
+	si_flags_off = cancel + sizeof(int);
+	si_joinid_off = prio - 2 * sizeof(void *);
+	si_prio_off = prio;
+	si_policy_off = policy;
+}
 
 typedef int (*si_getattr_fn)(pthread_t, pthread_attr_t *);
 static si_getattr_fn si_glibc_getattr(void);
@@ -109,9 +146,12 @@ __attribute__((constructor)) static void si_getattr_init(void)
 		si_set_main();
 	if (check && !strcmp(check, "first"))
 		si_probe = SI_PROBE_CHECK;
-	si_policy_off = si_descr_offset("_thread_db_pthread_schedpolicy");
-	si_prio_off = si_descr_offset("_thread_db_pthread_schedparam_sched_priority");
-	/* and glibc's function, for the same reason */
+	si_descr_init();
+	/*
+	 * and glibc's function: dlsym() takes the dynamic linker's lock,
+	 * which a child forked while another thread held it would find held
+	 * for good
+	 */
 	si_glibc_getattr();
 }
 
@@ -152,36 +192,64 @@ static int si_main_stack_from(const struct stackinfo_query *q, uint64_t lse,
 /*
  * The main stack as glibc computes it, and the VMA holding it. Every field
  * used is the process's, not a thread's: the caller's own query (tid 0)
- * serves whichever thread asks.
+ * serves whichever thread asks. @quiet: with only the system calls glibc's
+ * pthread_getattr_np() makes (openat, read, close, prlimit64), for the
+ * interposer (si_quiet_backend()): the in-tree file's or the module's text
+ * instead of their ioctl; PROCMAP_QUERY only while no seccomp filter is on
+ * the calling thread, as /proc/thread-self/status says just before (a
+ * filter another thread installs with SECCOMP_FILTER_FLAG_TSYNC between
+ * that read and the ioctl is not seen); the maps parse as it is.
  */
-static int si_main_stack(uint64_t *lo, uint64_t *size, uint64_t *vma_lo,
+static int si_main_stack(bool quiet, uint64_t *lo, uint64_t *size, uint64_t *vma_lo,
 			 uint64_t *vma_hi)
 {
 	const uint64_t flags = STACKINFO_QUERY_NO_SP | SI_QUERY_NO_IDS;
 	uint64_t lse = (uintptr_t)__libc_stack_end, s, e, f;
-	bool procmap = si_current_backend() == STACKINFO_BACKEND_PROCMAP_QUERY;
+	int b = quiet ? si_quiet_backend() : si_current_backend();
+	bool procmap = b == STACKINFO_BACKEND_PROCMAP_QUERY;
 	struct stackinfo_query q;
 	int err, fd;
 
+	if (b < 0)
+		return b;
+	if (quiet && (b == STACKINFO_BACKEND_PROC || b == STACKINFO_BACKEND_MODULE)) {
+		err = si_query_text(b, &q);
+		if (!err)
+			err = si_main_stack_from(&q, lse, lo, size);
+		goto out;
+	}
+	if (!procmap) {
+		err = si_query(0, flags, &q);
+		if (!err)
+			err = si_main_stack_from(&q, lse, lo, size);
+		goto out;
+	}
+	if (quiet && si_seccomp_on())
+		return -EPERM;
 	/*
 	 * PROCMAP_QUERY finds the VMA below only by a search; the size
 	 * depends on it only if some VMA lies between where the rlimit would
-	 * put the bottom and the stack. Look there first.
+	 * put the bottom and the stack. Look there first, through one open
+	 * of maps for the whole call.
 	 */
-	err = si_query(0, flags | (procmap ? SI_QUERY_NO_MAIN_PREV : 0), &q);
+	fd = si_open_maps(0);
+	if (fd < 0)
+		return fd;
+	err = si_fallback_query_fd(b, 0, flags | SI_QUERY_NO_MAIN_PREV, fd, &q);
 	if (!err)
 		err = si_main_stack_from(&q, lse, lo, size);
-	if (!err && procmap) {
-		fd = si_self_maps_fd();
-		err = fd < 0 ? fd : si_procmap_covering(fd, *lo, true, &s, &e, &f);
+	if (!err) {
+		err = si_procmap_covering(fd, *lo, true, &s, &e, &f);
 		if (err == -ENOENT || (!err && s >= q.main_vma_start)) {
 			err = 0;
 		} else if (!err) {
-			err = si_query(0, flags, &q);
+			err = si_fallback_query_fd(b, 0, flags, fd, &q);
 			if (!err)
 				err = si_main_stack_from(&q, lse, lo, size);
 		}
 	}
+	close(fd);
+out:
 	if (err)
 		return err;
 	*vma_lo = q.main_vma_start;
@@ -192,8 +260,9 @@ static int si_main_stack(uint64_t *lo, uint64_t *size, uint64_t *vma_lo,
 SI_EXPORT int stackinfo_main_stack(void **stackaddr, size_t *stacksize)
 {
 	uint64_t lo, size, vlo, vhi;
-	int err = si_main_stack(&lo, &size, &vlo, &vhi);
+	int saved = errno, err = si_main_stack(false, &lo, &size, &vlo, &vhi);
 
+	errno = saved;
 	if (err)
 		return err;
 	*stackaddr = (void *)(uintptr_t)lo;
@@ -212,116 +281,68 @@ static bool si_is_main(pthread_t th)
 
 	if (__atomic_load_n(&si_main_known, __ATOMIC_ACQUIRE))
 		return pthread_equal(th, si_main_thread);
-	if (!pthread_equal(th, pthread_self()) || gettid() != getpid())
+	if (!pthread_equal(th, pthread_self()))
 		return false;
-	if (si_main_stack(&lo, &size, &vlo, &vhi) || !si_self_initial(vlo, vhi))
+	if (si_main_stack(true, &lo, &size, &vlo, &vhi) || !si_self_initial(vlo, vhi))
 		return false;
 	si_set_main();
 	return true;
 }
 
-void si_note_sched_call(pthread_t thread)
-{
-	/* not known yet: it may be; the cost is glibc's speed, never its answer */
-	if (!__atomic_load_n(&si_main_known, __ATOMIC_ACQUIRE) ||
-	    pthread_equal(thread, si_main_thread))
-		__atomic_store_n(&si_sched_touched, true, __ATOMIC_RELEASE);
-}
+/* glibc's attr flags (sysdeps/nptl/internaltypes.h) the library can set */
+#define SI_ATTR_FLAG_SCHED_SET		0x20	/* pthread_attr_setschedparam() */
+#define SI_ATTR_FLAG_POLICY_SET		0x40	/* pthread_attr_setschedpolicy() */
 
-/*
- * The interposer saw pthread_detach() or thrd_detach() succeed on the main
- * thread, or the check saw glibc's answer say so: glibc's descriptor says
- * "detached" for good (nothing joins a thread back), and its
- * pthread_getattr_np() reports PTHREAD_CREATE_DETACHED from then on.
- */
-static bool si_main_detached;
-
-void si_note_detach(pthread_t thread)
-{
-	if (!__atomic_load_n(&si_main_known, __ATOMIC_ACQUIRE))
-		/* it may have been the main thread: glibc answers it from now on */
-		__atomic_store_n(&si_sched_touched, true, __ATOMIC_RELEASE);
-	else if (pthread_equal(thread, si_main_thread))
-		__atomic_store_n(&si_main_detached, true, __ATOMIC_RELEASE);
-}
-
-/*
- * Is the calling thread detached, as glibc's descriptor says? glibc's
- * joins look at that first: a join of oneself fails with EINVAL when
- * detached and EDEADLK when not, and touches nothing, once cancellation is
- * off (with a cancel pending it would go on to wait, and act on it). No
- * syscall. 1, 0, or -1 when glibc says neither.
- */
-static int si_self_detached(void)
-{
-	const struct timespec past = { 0, 0 };
-	int old, ret;
-
-	if (pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old))
-		return -1;
-	ret = pthread_timedjoin_np(pthread_self(), NULL, &past);
-	pthread_setcancelstate(old, NULL);
-	return ret == EINVAL ? 1 : ret == EDEADLK ? 0 : -1;
-}
-
-/*
- * The main thread's detach state, asked by @th's caller: its own from
- * glibc; another thread's as the interposer, the check or the main
- * thread's own calls saw it (detached stays so). The linked library sees
- * no pthread_detach(): a detach that neither the check nor a call of the
- * main thread's own came after reads as joinable to another thread. Not
- * handed to glibc: its call about another thread holds that thread's
- * descriptor lock throughout its maps parse, and a child the main thread
- * fork()s meanwhile finds it held for good (lib_fork).
- */
-static int si_detach_state(pthread_t th)
-{
-	int self;
-
-	if (pthread_equal(th, pthread_self())) {
-		self = si_self_detached();
-		if (self > 0)
-			__atomic_store_n(&si_main_detached, true, __ATOMIC_RELEASE);
-		return self;
-	}
-	return __atomic_load_n(&si_main_detached, __ATOMIC_ACQUIRE);
-}
-
-static int si_descr_sched(pthread_t th, int *policy, int *prio)
-{
-	if (si_policy_off < 0 || si_prio_off < 0)
-		return -ENOENT;
-	*policy = __atomic_load_n((int *)((char *)th + si_policy_off), __ATOMIC_RELAXED);
-	*prio = __atomic_load_n((int *)((char *)th + si_prio_off), __ATOMIC_RELAXED);
-	return 0;
-}
-
-/*
- * glibc copies its descriptor's policy and priority into the attr (under
- * the descriptor's lock). The library builds SCHED_OTHER/0 and answers
- * only where the descriptor holds that: SCHED_OTHER/0 until the program
- * asks or sets them through pthread_getschedparam(), _setschedparam() or
- * _setschedprio(), or locks a PTHREAD_PRIO_PROTECT mutex on that thread
- * (then the kernel's policy at that moment, and "set" flags in the attr
- * that pthread_create() heeds: the interposer, which sees the three calls
- * but not the mutex, sends the main thread's calls to glibc after one of
- * them). Read without glibc's lock: every state glibc can store with
- * SCHED_OTHER has priority 0 (the kernel refuses any other), so a read that
- * races a writer and sees SCHED_OTHER/0 sees a state glibc could have
- * answered; any other pair goes to glibc. Where glibc does not publish the
- * fields (a static binary), the kernel's policy stands in: not
- * SCHED_OTHER, glibc's descriptor may hold it.
- */
-static bool si_sched_default(pthread_t th)
-{
+/* What glibc's descriptor of the main thread says, as its call copies it. */
+struct si_descr {
 	int policy, prio;
+	unsigned int flags;
+	bool detached;
+};
 
-	if (__atomic_load_n(&si_sched_touched, __ATOMIC_ACQUIRE))
-		return false;
-	if (!si_descr_sched(th, &policy, &prio))
-		return policy == SCHED_OTHER && !prio;
-	return sched_getscheduler(pthread_equal(th, pthread_self()) ? 0 : getpid()) ==
-	       SCHED_OTHER;
+/*
+ * Read without glibc's lock, which its writers hold: the flags word only
+ * gains bits, so a read bracketed by two equal reads of it saw no writer
+ * mark the policy set; the policy and priority pair the library answers,
+ * SCHED_OTHER/0, is one every state glibc stores with SCHED_OTHER has (the
+ * kernel refuses another priority), so a read racing a writer and seeing
+ * it is a state glibc could have answered; a detach only ever happens
+ * once. 0, or -EAGAIN (flags kept moving), -ENOENT (not to be read).
+ */
+static int si_descr_read(pthread_t th, struct si_descr *d)
+{
+	const char *p = (const char *)th;
+	unsigned int again;
+	int i;
+
+	if (si_flags_off < 0)
+		return -ENOENT;
+	for (i = 0; i < 8; i++) {
+		d->flags = __atomic_load_n((const unsigned int *)(p + si_flags_off),
+					   __ATOMIC_ACQUIRE);
+		d->policy = __atomic_load_n((const int *)(p + si_policy_off), __ATOMIC_RELAXED);
+		d->prio = __atomic_load_n((const int *)(p + si_prio_off), __ATOMIC_RELAXED);
+		d->detached = __atomic_load_n((void *const *)(p + si_joinid_off),
+					      __ATOMIC_RELAXED) == (void *)p;
+		again = __atomic_load_n((const unsigned int *)(p + si_flags_off),
+					__ATOMIC_ACQUIRE);
+		if (again == d->flags)
+			return 0;
+	}
+	return -EAGAIN;
+}
+
+/*
+ * Can the library build glibc's answer from @d? Only where the
+ * descriptor holds SCHED_OTHER/0 (until the program asks or sets the
+ * policy through glibc, or locks a PTHREAD_PRIO_PROTECT mutex, it does;
+ * then the kernel's at that moment) and no flag but the two "set" flags
+ * pthread_attr_setschedpolicy() and _setschedparam() reproduce.
+ */
+static bool si_descr_ours(const struct si_descr *d)
+{
+	return d->policy == SCHED_OTHER && !d->prio &&
+	       !(d->flags & ~(SI_ATTR_FLAG_SCHED_SET | SI_ATTR_FLAG_POLICY_SET));
 }
 
 /*
@@ -344,9 +365,10 @@ static bool si_main_alive(pthread_t th)
 
 /*
  * glibc's own pthread_getattr_np: the next definition after this object,
- * whoever interposes it; in a static binary there is none to look up, and
- * the one linked in is glibc's (never so in the interposer, whose own
- * pthread_getattr_np that would be).
+ * whoever interposes it. A static program (no program interpreter:
+ * AT_BASE is 0) has no dynamic linker to ask, and leaves no dlerror()
+ * message behind: the one linked in is glibc's (never so in the
+ * interposer, whose own pthread_getattr_np that would be).
  */
 static si_getattr_fn si_glibc_getattr(void)
 {
@@ -354,9 +376,13 @@ static si_getattr_fn si_glibc_getattr(void)
 	si_getattr_fn f = __atomic_load_n(&fn, __ATOMIC_ACQUIRE);
 
 	if (!f) {
-		f = (si_getattr_fn)dlsym(RTLD_NEXT, "pthread_getattr_np");
-		if (!f && !&si_interposing)
+		if (getauxval(AT_BASE)) {
+			f = (si_getattr_fn)dlsym(RTLD_NEXT, "pthread_getattr_np");
+			if (!f)
+				dlerror();	/* ours, not the program's */
+		} else if (!&si_interposing) {
 			f = pthread_getattr_np;
+		}
 		__atomic_store_n(&fn, f, __ATOMIC_RELEASE);
 	}
 	return f;
@@ -370,38 +396,40 @@ static si_getattr_fn si_glibc_getattr(void)
  * library's answer, computed just before and just after, against it (a
  * layout that changed in between is no mismatch), learning glibc's guard
  * size; if they agree the library answers that call and every later one
- * alone. A mismatch (a layout this library does not understand, or a
- * descriptor holding a policy) sends every later call to glibc.
- * STACKINFO_CHECK=first checks at the first call instead (its cost is then
- * a maps parse more than glibc's alone).
+ * alone. A mismatch (a layout this library does not understand) sends
+ * every later call to glibc. STACKINFO_CHECK=first checks at the first
+ * call instead (its cost is then a maps parse more than glibc's alone).
  */
-static int si_main_check(si_getattr_fn glibc, pthread_t th, pthread_attr_t *attr)
+static int si_main_check(si_getattr_fn glibc, pthread_t th, pthread_attr_t *attr, int saved)
 {
-	int before, ret, verdict = SI_PROBE_GLIBC, want = SI_PROBE_CHECK, policy, detach;
+	int before, ret, verdict = SI_PROBE_GLIBC, want = SI_PROBE_CHECK, policy, glibc_errno;
+	uint64_t a, s, vlo, vhi;
 	struct sched_param param;
-	void *a, *ga;
-	size_t s, gs, guard;
+	size_t gs, guard;
+	void *ga;
 
-	before = stackinfo_main_stack(&a, &s);
+	before = si_main_stack(true, &a, &s, &vlo, &vhi);
+	errno = saved;
 	ret = glibc(th, attr);
 	if (ret)
 		return ret;	/* glibc could not tell (no fd?): check next time */
+	glibc_errno = errno;
 	pthread_attr_getstack(attr, &ga, &gs);
 	pthread_attr_getguardsize(attr, &guard);
-	if (!pthread_attr_getdetachstate(attr, &detach) &&
-	    detach == PTHREAD_CREATE_DETACHED)
-		__atomic_store_n(&si_main_detached, true, __ATOMIC_RELEASE);
 	if (pthread_attr_getschedpolicy(attr, &policy) ||
 	    pthread_attr_getschedparam(attr, &param) || policy != SCHED_OTHER ||
-	    param.sched_priority)
+	    param.sched_priority) {
+		errno = glibc_errno;
 		return 0;	/* the descriptor holds a policy: glibc's, this time */
-	if ((!before && a == ga && s == gs) ||
-	    (!stackinfo_main_stack(&a, &s) && a == ga && s == gs))
+	}
+	if ((!before && a == (uintptr_t)ga && s == gs) ||
+	    (!si_main_stack(true, &a, &s, &vlo, &vhi) && a == (uintptr_t)ga && s == gs))
 		verdict = SI_PROBE_OURS;
 	/* racing checkers store the same value */
 	__atomic_store_n(&si_probe_guard, guard, __ATOMIC_RELAXED);
 	__atomic_compare_exchange_n(&si_probe, &want, verdict, false,
 				    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+	errno = glibc_errno;	/* as glibc's own call left it */
 	return 0;
 }
 
@@ -438,73 +466,102 @@ static int si_copy_affinity(pthread_t th, pthread_attr_t *attr)
 }
 
 /*
- * glibc's other main-thread attributes: the stack, the guard size learnt
- * at the check, the detach state, the CPU set; policy and priority stay
- * pthread_attr_init()'s SCHED_OTHER/0 and their "set" flags clear, as
- * glibc's descriptor has them where this is called (si_sched_default()).
+ * glibc's main-thread attributes: the stack, the guard size learnt at the
+ * check, the descriptor's detach state and "set" flags (SCHED_OTHER/0
+ * being pthread_attr_init()'s own), the CPU set.
  */
-static int si_fill_attr(pthread_t th, pthread_attr_t *attr, void *addr,
-			size_t size, size_t guard)
+static int si_fill_attr(pthread_t th, pthread_attr_t *attr, void *addr, size_t size,
+			size_t guard, const struct si_descr *d)
 {
+	const struct sched_param none = { 0 };
 	int ret = pthread_attr_setstack(attr, addr, size);
 
 	if (!ret)
 		ret = pthread_attr_setguardsize(attr, guard);
-	if (!ret) {
-		int detached = si_detach_state(th);
-
-		ret = detached < 0 ? EAGAIN :
-		      detached ? pthread_attr_setdetachstate(attr, PTHREAD_CREATE_DETACHED) : 0;
-	}
+	if (!ret && d->detached)
+		ret = pthread_attr_setdetachstate(attr, PTHREAD_CREATE_DETACHED);
+	if (!ret && (d->flags & SI_ATTR_FLAG_POLICY_SET))
+		ret = pthread_attr_setschedpolicy(attr, SCHED_OTHER);
+	if (!ret && (d->flags & SI_ATTR_FLAG_SCHED_SET))
+		ret = pthread_attr_setschedparam(attr, &none);
 	if (!ret)
 		ret = si_copy_affinity(th, attr);
 	return ret;
 }
 
-int si_pthread_getattr_np(pthread_t thread, pthread_attr_t *attr,
-			  enum si_answer *how)
+/*
+ * The library's answer for the main thread, or -1 for glibc's: the
+ * descriptor is read last, after the stack, so that what it says is at
+ * least as new as the stack's values.
+ */
+static int si_main_attr(pthread_t thread, pthread_attr_t *attr)
+{
+	uint64_t lo, size, vlo, vhi;
+	struct si_descr d;
+	int ret;
+
+	if (si_main_stack(true, &lo, &size, &vlo, &vhi) || size < (uint64_t)PTHREAD_STACK_MIN ||
+	    si_descr_read(thread, &d) || !si_descr_ours(&d))
+		return -1;
+	ret = pthread_attr_init(attr);
+	if (ret)
+		return ret;
+	ret = si_fill_attr(thread, attr, (void *)(uintptr_t)lo, size,
+			   __atomic_load_n(&si_probe_guard, __ATOMIC_RELAXED), &d);
+	if (ret) {
+		pthread_attr_destroy(attr);
+		return -1;
+	}
+	return 0;
+}
+
+/* glibc's own call, with errno as the caller left it */
+static int si_to_glibc(si_getattr_fn glibc, pthread_t thread, pthread_attr_t *attr, int saved)
+{
+	errno = saved;
+	return glibc(thread, attr);
+}
+
+/*
+ * errno is as the caller left it after the library's own answer, and as
+ * glibc's call leaves it where glibc answers: whatever the library's own
+ * system calls did to it is undone.
+ */
+int si_pthread_getattr_np(pthread_t thread, pthread_attr_t *attr, enum si_answer *how)
 {
 	si_getattr_fn glibc = si_glibc_getattr();
-	int probe, first = SI_PROBE_FIRST, ret;
-	size_t size;
-	void *addr;
+	int saved = errno, probe, first = SI_PROBE_FIRST, ret;
+	struct si_descr d;
 
 	*how = SI_ANSWER_OTHER;
 	if (!glibc)
 		return ENOSYS;
 	if (!si_is_main(thread))
-		return glibc(thread, attr);
+		return si_to_glibc(glibc, thread, attr, saved);
 	*how = SI_ANSWER_MAIN_GLIBC;
-	if (!si_sched_default(thread) || !si_main_alive(thread))
-		return glibc(thread, attr);
+	if (si_descr_read(thread, &d) || !si_descr_ours(&d) || !si_main_alive(thread))
+		return si_to_glibc(glibc, thread, attr, saved);
 	probe = __atomic_load_n(&si_probe, __ATOMIC_ACQUIRE);
 	if (probe == SI_PROBE_FIRST &&
 	    __atomic_compare_exchange_n(&si_probe, &first, SI_PROBE_CHECK, false,
 					__ATOMIC_RELAXED, __ATOMIC_RELAXED))
-		return glibc(thread, attr);
+		return si_to_glibc(glibc, thread, attr, saved);
 	if (probe == SI_PROBE_FIRST || probe == SI_PROBE_CHECK) {
-		ret = si_main_check(glibc, thread, attr);
+		ret = si_main_check(glibc, thread, attr, saved);
 		if (ret || __atomic_load_n(&si_probe, __ATOMIC_ACQUIRE) != SI_PROBE_OURS)
 			return ret;
 		/* checked: the library answers from this call on */
 		pthread_attr_destroy(attr);
 	} else if (probe != SI_PROBE_OURS) {
-		return glibc(thread, attr);
+		return si_to_glibc(glibc, thread, attr, saved);
 	}
-	if (stackinfo_main_stack(&addr, &size) || size < (size_t)PTHREAD_STACK_MIN)
-		return glibc(thread, attr);
-	ret = pthread_attr_init(attr);
-	if (ret)
-		return ret;
-	ret = si_fill_attr(thread, attr, addr, size,
-			   __atomic_load_n(&si_probe_guard, __ATOMIC_RELAXED));
-	if (ret) {
-		/* whatever glibc would say, then */
-		pthread_attr_destroy(attr);
-		return glibc(thread, attr);
-	}
-	*how = SI_ANSWER_MAIN_LIBRARY;
-	return 0;
+	ret = si_main_attr(thread, attr);
+	if (ret < 0)
+		return si_to_glibc(glibc, thread, attr, saved);
+	if (!ret)
+		*how = SI_ANSWER_MAIN_LIBRARY;
+	errno = saved;
+	return ret;
 }
 
 SI_EXPORT int stackinfo_pthread_getattr_np(pthread_t thread, pthread_attr_t *attr)

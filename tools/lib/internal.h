@@ -54,6 +54,8 @@ bool si_maps_is_gate(const struct si_maps_line *line);
  * proc.c: small /proc files. @dir is an fd of a /proc/<tid> directory
  * (si_proc_open_tid()); every read of one answer goes through it.
  */
+/* read() @fd to its end, up to @size - 1 bytes, NUL-terminated: the length or -errno */
+ssize_t si_read_fd(int fd, char *buf, size_t size);
 ssize_t si_read_file(const char *path, char *buf, size_t size);
 ssize_t si_read_at(int dir, const char *file, char *buf, size_t size);
 int si_proc_open_tid(pid_t tid);
@@ -70,6 +72,15 @@ int si_open_tid_file(pid_t tid, const char *file);
 int si_open_maps(pid_t tid);
 int si_open_maps_at(int dir);
 
+/*
+ * text.c: the text of /proc/stackinfo (and of the in-tree file) parsed
+ * back into a query's out fields (valid bits set for the keys that had
+ * values); -EINVAL on any unexpected line, unknown key, or key out of
+ * order. si_text_query() reads it from @fd with read() alone.
+ */
+int si_text_parse(const char *text, struct stackinfo_query *q);
+int si_text_query(int fd, struct stackinfo_query *q);
+
 /* backends.c */
 int si_module_query(int fd, pid_t tid, uint64_t flags,
 		    struct stackinfo_query *q);
@@ -78,20 +89,34 @@ int si_module_query_proof(int fd, pid_t tid, uint64_t flags, int proof_fd,
 			  struct stackinfo_query *q);
 int si_fallback_query(int backend, pid_t tid, uint64_t flags,
 		      struct stackinfo_query *q);
+/* The same with @maps_fd, the caller's open maps of @tid's process, if >= 0. */
+int si_fallback_query_fd(int backend, pid_t tid, uint64_t flags, int maps_fd,
+			 struct stackinfo_query *q);
 int si_procmap_covering(int fd, uint64_t addr, bool or_next,
 			uint64_t *start, uint64_t *end, uint64_t *flags);
 
-/* lib.c: the chosen backend and the fds it keeps */
+/* lib.c: the chosen backend, and the query */
 int si_query(pid_t tid, uint64_t flags, struct stackinfo_query *q);
 int si_current_backend(void);
 /* PROCMAP_QUERY, else the maps parse: what answers without the kernel's files */
 int si_fallback_backend(void);
-/* this process's /proc/self/maps, opened once per process: fd or -errno */
-int si_self_maps_fd(void);
-/* the module's /proc/stackinfo, opened once: fd or -errno */
-int si_module_fd_get(void);
-/* this process's /proc/self/stackinfo (the in-tree file), opened once: fd or -errno */
-int si_self_proc_fd(void);
+/* the module's /proc/stackinfo, opened for the caller to close: fd or -errno */
+int si_module_open(void);
+/*
+ * The calling thread's in-tree file, /proc/thread-self/stackinfo, whose
+ * tid 0 is the caller: fd (the caller closes it) or -errno.
+ */
+int si_self_proc_open(void);
+/*
+ * For stackinfo_pthread_getattr_np(), which makes only the system calls
+ * glibc's own function makes: is a seccomp filter on the calling thread
+ * (/proc/thread-self/status; true where that cannot be read); the
+ * backend for such a call (-EPERM: none without an ioctl); the caller's
+ * query from the in-tree file's or the module's text.
+ */
+bool si_seccomp_on(void);
+int si_quiet_backend(void);
+int si_query_text(int backend, struct stackinfo_query *q);
 
 /* getattr.c: stackinfo_pthread_getattr_np(), saying who answered */
 enum si_answer {
@@ -102,13 +127,5 @@ enum si_answer {
 };
 int si_pthread_getattr_np(pthread_t thread, pthread_attr_t *attr,
 			  enum si_answer *how);
-/*
- * The interposer saw glibc's pthread_getschedparam(), _setschedparam() or
- * _setschedprio() asked about @thread: if it is the initial thread, glibc's
- * descriptor may now hold a policy the library cannot see.
- */
-void si_note_sched_call(pthread_t thread);
-/* The interposer saw pthread_detach() or thrd_detach() succeed on @thread. */
-void si_note_detach(pthread_t thread);
 
 #endif /* LIBSTACKINFO_INTERNAL_H */

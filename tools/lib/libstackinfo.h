@@ -96,11 +96,11 @@ int stackinfo_query_process(pid_t pid, uint64_t flags, struct stackinfo_query *q
 /*
  * A flag of the library's own, for stackinfo_query_thread() and
  * stackinfo_classify_addr(): answer only in ways that are async-signal-safe
- * (no malloc, no lock, no stdio, no fd opened), so that a signal handler
- * may call them: about the caller (tid 0), through the module's or the
- * in-tree file's ioctl on the fd an earlier call opened; else
+ * (no malloc, no lock, no stdio: open, ioctl, close), so that a signal
+ * handler may call them: about the caller (tid 0), through the module's
+ * or the in-tree file's ioctl on a file opened for the call; else
  * -EOPNOTSUPP. Call stackinfo_backend() once before, outside the handler.
- * Every call preserves errno.
+ * Every call preserves errno. The library keeps no fd between calls.
  */
 #define STACKINFO_LIB_ASYNC_SAFE	(1ULL << 61)
 

@@ -23,7 +23,7 @@ static int proc_errno(int err)
 	return err == -ENOENT ? -ESRCH : err;
 }
 
-static ssize_t read_fd(int fd, char *buf, size_t size)
+ssize_t si_read_fd(int fd, char *buf, size_t size)
 {
 	size_t len = 0;
 
@@ -55,7 +55,7 @@ ssize_t si_read_at(int dir, const char *file, char *buf, size_t size)
 
 	if (fd < 0)
 		return -errno;
-	n = read_fd(fd, buf, size);
+	n = si_read_fd(fd, buf, size);
 	close(fd);
 	return n;
 }

@@ -49,28 +49,31 @@ static int si_batch(int fd, pid_t pid, uint64_t flags, struct stackinfo_query *q
 	return err;
 }
 
-/*
- * The in-tree file answers about its own process only: this process's
- * threads through the kept /proc/self/stackinfo, another's through its
- * own file, opened for the call (the open runs the kernel's check, as
- * maps's does), asked about pid 0, the file's process.
- */
-static int si_proc_batch(pid_t pid, uint64_t flags, struct stackinfo_query *q,
-			 size_t n, size_t *count)
+/* One batch on the file @fd (closed here), about pid @pid of its numbers. */
+static int si_batch_close(int fd, pid_t pid, uint64_t flags, struct stackinfo_query *q,
+			  size_t n, size_t *count)
 {
-	int fd = si_self_proc_fd(), err;
+	int err;
 
 	if (fd < 0)
 		return fd;
 	err = si_batch(fd, pid, flags, q, n, count);
-	if (!pid || err != -ESRCH)
-		return err;	/* this process, or refused */
-	fd = si_open_tid_file(pid, "stackinfo");
-	if (fd < 0)
-		return fd;
-	err = si_batch(fd, 0, flags, q, n, count);
 	close(fd);
 	return err;
+}
+
+/*
+ * The in-tree file answers about its own process only, pid 0 naming it:
+ * this process's through the calling thread's file, another's through
+ * its own /proc/<pid>/stackinfo (the open runs the kernel's check, as
+ * maps's does).
+ */
+static int si_proc_batch(pid_t pid, uint64_t flags, struct stackinfo_query *q,
+			 size_t n, size_t *count)
+{
+	int fd = pid ? si_open_tid_file(pid, "stackinfo") : si_self_proc_open();
+
+	return si_batch_close(fd, 0, flags, q, n, count);
 }
 
 /* The tids <dir>/task lists, into a new array: 0 or -errno. */
@@ -177,7 +180,7 @@ static int si_fallback_batch(int b, pid_t pid, uint64_t flags, struct stackinfo_
 static int si_query_process(pid_t pid, uint64_t flags, struct stackinfo_query *q,
 			    size_t n, size_t *count)
 {
-	int b = si_current_backend(), fd, err;
+	int b = si_current_backend(), err;
 
 	*count = 0;
 	if (b < 0)
@@ -185,10 +188,7 @@ static int si_query_process(pid_t pid, uint64_t flags, struct stackinfo_query *q
 	if (b == STACKINFO_BACKEND_PROC) {
 		err = si_proc_batch(pid, flags, q, n, count);
 	} else if (b == STACKINFO_BACKEND_MODULE) {
-		fd = si_module_fd_get();
-		if (fd < 0)
-			return fd;
-		err = si_batch(fd, pid, flags, q, n, count);
+		err = si_batch_close(si_module_open(), pid, flags, q, n, count);
 	} else {
 		return si_fallback_batch(b, pid, flags, q, n, count);
 	}

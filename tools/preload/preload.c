@@ -12,12 +12,11 @@
  * setuid or otherwise AT_SECURE program (the interposer may be in
  * /etc/ld.so.preload) the variable is ignored: nothing is written.
  *
- * It also stands in front of glibc's pthread_getschedparam(),
- * _setschedparam() and _setschedprio() (forwarding each unchanged): they
- * fill glibc's descriptor of the thread, whose policy glibc's
- * pthread_getattr_np() then reports, so after one of them on the main
- * thread that call is glibc's again; and in front of pthread_detach() and
- * thrd_detach(), after which glibc reports the main thread detached.
+ * Nothing else is interposed. Its answer for the main thread makes only
+ * the system calls glibc's own makes (openat, read, close, prlimit64,
+ * sched_getaffinity; ioctl only on the PROCMAP_QUERY backend, and only
+ * while no seccomp filter is on the calling thread), and it keeps no file
+ * open between calls (libstackinfo(3)).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -29,7 +28,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
-#include <threads.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -90,74 +88,5 @@ int pthread_getattr_np(pthread_t thread, pthread_attr_t *attr)
 
 	if (stats_to)
 		__atomic_fetch_add(&counts[how], 1, __ATOMIC_RELAXED);
-	return ret;
-}
-
-/* glibc's @name: the next definition after this object */
-static void *next_fn(void **cache, const char *name)
-{
-	void *f = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
-
-	if (!f) {
-		f = dlsym(RTLD_NEXT, name);
-		__atomic_store_n(cache, f, __ATOMIC_RELEASE);
-	}
-	return f;
-}
-
-__attribute__((visibility("default")))
-int pthread_getschedparam(pthread_t thread, int *policy, struct sched_param *param)
-{
-	static void *fn;
-	int (*f)(pthread_t, int *, struct sched_param *) =
-		(int (*)(pthread_t, int *, struct sched_param *))next_fn(&fn, "pthread_getschedparam");
-
-	si_note_sched_call(thread);
-	return f ? f(thread, policy, param) : ENOSYS;
-}
-
-__attribute__((visibility("default")))
-int pthread_setschedparam(pthread_t thread, int policy, const struct sched_param *param)
-{
-	static void *fn;
-	int (*f)(pthread_t, int, const struct sched_param *) =
-		(int (*)(pthread_t, int, const struct sched_param *))next_fn(&fn, "pthread_setschedparam");
-
-	si_note_sched_call(thread);
-	return f ? f(thread, policy, param) : ENOSYS;
-}
-
-__attribute__((visibility("default")))
-int pthread_setschedprio(pthread_t thread, int prio)
-{
-	static void *fn;
-	int (*f)(pthread_t, int) = (int (*)(pthread_t, int))next_fn(&fn, "pthread_setschedprio");
-
-	si_note_sched_call(thread);
-	return f ? f(thread, prio) : ENOSYS;
-}
-
-__attribute__((visibility("default")))
-int pthread_detach(pthread_t thread)
-{
-	static void *fn;
-	int (*f)(pthread_t) = (int (*)(pthread_t))next_fn(&fn, "pthread_detach");
-	int ret = f ? f(thread) : ENOSYS;
-
-	if (!ret)
-		si_note_detach(thread);
-	return ret;
-}
-
-/* C11's, which calls glibc's own pthread_detach() inside libc */
-__attribute__((visibility("default")))
-int thrd_detach(thrd_t thread)
-{
-	static void *fn;
-	int (*f)(thrd_t) = (int (*)(thrd_t))next_fn(&fn, "thrd_detach");
-	int ret = f ? f(thread) : thrd_error;
-
-	if (ret == thrd_success)
-		si_note_detach((pthread_t)thread);
 	return ret;
 }

@@ -11,8 +11,8 @@
  * maps a page that far below the stack's VMA (0: touching it); --maps adds
  * N single-page mappings; --time prints µs per call instead;
  * --no-new-fds 1 asks once more with RLIMIT_NOFILE allowing no new fd, a
- * call glibc cannot answer (it opens /proc/self/maps) and the interposer
- * can (its fd is open, or it needs none).
+ * call glibc cannot answer (it opens /proc/self/maps), nor the interposer
+ * (it keeps no fd).
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -25,7 +25,7 @@
  * unix socket, a proof of one process used for another, an exec of a
  * setuid program after the proof was opened, hidepid=invisible, noaccess
  * and ptraceable, pid namespaces, the batch ioctl refused.
- * Every cell is printed ("cell: ...") for README's table.
+ * Every cell is printed ("cell: ...") for docs/design.md's table.
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Scale (seeds 000 and 003): a process holding 64 GiB of SysV shm
+ * Scale: a process holding 64 GiB of SysV shm
  * (SHM_NORESERVE, 1 GiB segments; SHM_HUGETLB too when huge pages are
  * reserved), POSIX shm mappings, 60 000 extra mappings and 1 000 threads.
  * For every thread the module's answer, asked by the main thread and by

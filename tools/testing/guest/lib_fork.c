@@ -6,6 +6,9 @@
  *    (no atfork handler runs) map a page below their stack, so that
  *    glibc's answer changes, and must get glibc's answer, not the parent's
  *    layout;
+ *  - PID 1 of a pid namespace, which the library has answered, makes
+ *    another namespace and _Fork()s its PID 1: same getpid(), another
+ *    address space; the child must get its own layout (glibc's answer);
  *  - a zombie main thread: main calls pthread_exit(), a worker asks about
  *    it; the library's result (glibc's is ENOENT: /proc/self/maps of a
  *    zombie leader is empty) must be glibc's;
@@ -123,6 +126,32 @@ static void unforked_children(void)
 	if (pid == 0)
 		_exit(child_maps_below("raw clone(SIGCHLD) child"));
 	CHECK(wait_child(pid) == 0, "raw clone child");
+}
+
+/* ---- PID 1 and the PID 1 it _Fork()s into a newer namespace ---- */
+
+static void pid1_forks_pid1(void *arg)
+{
+	pid_t pid;
+
+	(void)arg;
+	/* the library answers for itself in this PID 1 */
+	CHECK(!same("PID 1 of a new pid namespace", pthread_self()), "PID 1");
+	if (unshare(CLONE_NEWPID)) {
+		CHECK(0, "unshare(CLONE_NEWPID) in PID 1: %s", strerror(errno));
+		return;
+	}
+	fflush(NULL);
+	pid = _Fork();
+	if (pid == 0)
+		_exit(getpid() == 1 ? child_maps_below("_Fork()ed PID 1 of PID 1") : 2);
+	CHECK(wait_child(pid) == 0, "the _Fork()ed PID 1 of a PID 1");
+}
+
+static void pid_namespaces(void *arg)
+{
+	(void)arg;
+	t_reap(t_in_new_pidns(pid1_forks_pid1, NULL));
 }
 
 /* ---- a zombie main thread ---- */
@@ -253,6 +282,7 @@ int main(void)
 	/* the parent's library has answered (fds open, check passed) */
 	CHECK(!same("parent", pthread_self()), "parent");
 	unforked_children();
+	t_in_child_arg("pid namespaces", pid_namespaces, NULL);
 	zombie_main();
 #ifdef __SANITIZE_ADDRESS__
 	/*

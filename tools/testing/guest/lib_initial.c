@@ -16,15 +16,19 @@
  *  - the interposer preloaded (this program run again under LD_PRELOAD):
  *    the main thread, children forked from it and from a worker.
  * In a child of a worker, glibc's answer must differ from the main stack,
- * or the case would prove nothing. Where the library can answer without
- * opening a file (module, PROCMAP_QUERY), the initial thread's call must
- * still succeed with no fd to spare: the library, not glibc, answered.
+ * or the case would prove nothing. The initial thread's next call must be
+ * the library's own: it opens its files through open()/openat(), which
+ * this program stands in front of and counts (glibc's pthread_getattr_np
+ * opens /proc/self/maps inside libc, not through them); with no fd to
+ * spare it must then fail as glibc's does.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +43,48 @@ typedef int (*getattr_fn)(pthread_t, pthread_attr_t *);
 
 static getattr_fn glibc;
 static char preload[PATH_MAX + 64];
+
+/* opens of the library's files through the open()/openat() symbols */
+static int lib_opens;
+
+static void count_open(const char *path)
+{
+	if (!strcmp(path, "/proc/stackinfo") || !strcmp(path, "/proc/thread-self/stackinfo") ||
+	    !strcmp(path, "/proc/self/maps") || !strcmp(path, "/proc/thread-self/status"))
+		__atomic_fetch_add(&lib_opens, 1, __ATOMIC_RELAXED);
+}
+
+int open(const char *path, int flags, ...)
+{
+	mode_t m = 0;
+
+	if (flags & (O_CREAT | O_TMPFILE)) {
+		va_list ap;
+
+		va_start(ap, flags);
+		m = va_arg(ap, mode_t);
+		va_end(ap);
+	}
+	return openat(AT_FDCWD, path, flags, m);
+}
+
+int openat(int dir, const char *path, int flags, ...)
+{
+	static int (*real)(int, const char *, int, ...);
+	mode_t m = 0;
+
+	if (flags & (O_CREAT | O_TMPFILE)) {
+		va_list ap;
+
+		va_start(ap, flags);
+		m = va_arg(ap, mode_t);
+		va_end(ap);
+	}
+	if (!real)
+		real = (int (*)(int, const char *, int, ...))dlsym(RTLD_NEXT, "openat");
+	count_open(path);
+	return real(dir, path, flags, m);
+}
 static pthread_t main_thread;
 
 struct st {
@@ -77,15 +123,20 @@ static void same(const char *what, getattr_fn f, pthread_t th)
 	}
 }
 
-/* The library answered itself for the initial thread: no fd needed. */
+/*
+ * The library answers the initial thread itself: its call opens the
+ * library's files; with no fd to spare it fails as glibc's does.
+ */
 static void answers_itself(const char *what, getattr_fn f)
 {
+	int fd, ret, gret, before = __atomic_load_n(&lib_opens, __ATOMIC_RELAXED);
 	struct rlimit rl, low;
 	struct st s;
-	int fd, ret;
 
-	if (stackinfo_backend() == STACKINFO_BACKEND_MAPS)
-		return;		/* it opens maps, as glibc does */
+	ret = get(f, pthread_self(), &s);
+	CHECK(!ret && __atomic_load_n(&lib_opens, __ATOMIC_RELAXED) > before,
+	      "%s: %d, the library's files opened %d times (glibc answered?)", what, ret,
+	      __atomic_load_n(&lib_opens, __ATOMIC_RELAXED) - before);
 	fd = dup(0);
 	if (fd >= 0)
 		close(fd);
@@ -94,8 +145,10 @@ static void answers_itself(const char *what, getattr_fn f)
 	low.rlim_cur = fd;
 	setrlimit(RLIMIT_NOFILE, &low);
 	ret = get(f, pthread_self(), &s);
+	gret = get(glibc, pthread_self(), &s);
 	setrlimit(RLIMIT_NOFILE, &rl);
-	CHECK(!ret, "%s: with no fd to spare: %d (glibc answered?)", what, ret);
+	CHECK(ret == gret && ret == EMFILE, "%s: with no fd to spare: %d, glibc %d", what, ret,
+	      gret);
 }
 
 /* The child of a worker: glibc's answer is the worker's stack. */

@@ -11,7 +11,6 @@
  *    bit for bit, and the same detach state, policy and CPU set;
  *  - every backend describes the main thread and a second thread, each
  *    asking about itself and about the other, as the others do;
- *  - the interposed call answers without opening a file (glibc cannot);
  *  - without the module (the guest's run-tests unloads it for a second
  *    pass) the library picks PROCMAP_QUERY on 6.11+ and still agrees;
  *  - where the kernel has the in-tree /proc/<pid>/stackinfo
@@ -299,40 +298,6 @@ static void *peer(void *arg)
 	return NULL;
 }
 
-/* The interposed path answers for the main thread without opening a file. */
-static void check_no_file_needed(void)
-{
-	struct rlimit rl, low;
-	pthread_attr_t attr;
-	int fd, i, ret;
-
-	for (i = 0; i < n_backends; i++) {
-		if (backends[i] == STACKINFO_BACKEND_MAPS)
-			continue;	/* it opens maps, as glibc does */
-		stackinfo_set_backend(backends[i]);
-		ret = stackinfo_pthread_getattr_np(pthread_self(), &attr);
-		if (!ret)
-			pthread_attr_destroy(&attr);
-		fd = dup(0);
-		if (fd >= 0)
-			close(fd);
-		getrlimit(RLIMIT_NOFILE, &rl);
-		low = rl;
-		low.rlim_cur = fd;
-		setrlimit(RLIMIT_NOFILE, &low);
-		ret = stackinfo_pthread_getattr_np(pthread_self(), &attr);
-		CHECK(!ret, "[%s] with no fd to spare: %d (fell back to glibc?)",
-		      stackinfo_backend_name(backends[i]), ret);
-		if (!ret)
-			pthread_attr_destroy(&attr);
-		ret = pthread_getattr_np(pthread_self(), &attr);
-		CHECK(ret == EMFILE, "glibc with no fd to spare: %d", ret);
-		if (!ret)
-			pthread_attr_destroy(&attr);
-		setrlimit(RLIMIT_NOFILE, &rl);
-	}
-}
-
 int main(int argc, char **argv)
 {
 	pthread_t th;
@@ -356,7 +321,6 @@ int main(int argc, char **argv)
 	check_layouts();
 	check_grown(1024);
 	check_exec_unlimited(argv[0]);
-	check_no_file_needed();
 
 	pthread_barrier_init(&ready, NULL, 2);
 	pthread_barrier_init(&done, NULL, 2);

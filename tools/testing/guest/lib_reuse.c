@@ -217,8 +217,8 @@ int main(void)
 	 * Seen on our tinyconfig debug kernels only: /proc shows the
 	 * churners' threads in the range, yet nearly every query of them says
 	 * ESRCH (0 to 70 answers in 40 s, 20 ms lives, both fallback
-	 * backends). Not understood yet: too few answers is a skip that says
-	 * so, never a pass (issue 20's note).
+	 * backends), for a reason not understood: too few answers is a skip
+	 * that says so, never a pass.
 	 */
 	if (!t_failures && answers < MIN_ANSWERS) {
 		printf("lib_reuse: only %d of %d queries answered about the churners' threads "

@@ -28,9 +28,11 @@
  *  - the CPU set narrowed with sched_setaffinity() by the main thread and
  *    by another thread (with two CPUs or more);
  *  - the main thread detached, by itself and by another thread, after the
- *    library answered it, asked by itself and by another thread (by
- *    another thread before itself only preloaded: the linked library sees
- *    no pthread_detach(), libstackinfo(3)).
+ *    library answered it, asked by itself and by another thread, first by
+ *    another thread;
+ *  - a PTHREAD_PRIO_PROTECT mutex locked by the main thread (glibc fills
+ *    its descriptor's policy and priority and marks them set, whether the
+ *    lock succeeds or not: the attr's hidden flags show it).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -273,11 +275,34 @@ static int detached(bool by_thread)
 		CHECK(!pthread_detach(pthread_self()), "pthread_detach itself");
 	snprintf(what, sizeof(what), "detached by %s%s", by_thread ? "a thread" : "itself",
 		 preloaded ? ", preloaded" : "");
-	/* the interposer saw the detach; the linked library learns it below */
-	if (preloaded)
-		on_thread(ask_main, what);
+	on_thread(ask_main, what);
 	same_now(what);
 	on_thread(ask_main, what);
+	return t_result();
+}
+
+static int prio_protect(void)
+{
+	pthread_mutexattr_t ma;
+	pthread_mutex_t m;
+	char what[96];
+	int ret;
+
+	warm("PTHREAD_PRIO_PROTECT");
+	pthread_mutexattr_init(&ma);
+	CHECK(!pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_PROTECT), "setprotocol");
+	CHECK(!pthread_mutexattr_setprioceiling(&ma, sched_get_priority_min(SCHED_FIFO)),
+	      "setprioceiling");
+	CHECK(!pthread_mutex_init(&m, &ma), "mutex_init");
+	/* EINVAL under SCHED_OTHER: the ceiling is a real-time priority */
+	ret = pthread_mutex_lock(&m);
+	snprintf(what, sizeof(what), "PTHREAD_PRIO_PROTECT mutex locked (%d)%s", ret,
+		 preloaded ? ", preloaded" : "");
+	on_thread(ask_main, what);
+	same_now(what);
+	if (!ret)
+		pthread_mutex_unlock(&m);
+	pthread_mutex_destroy(&m);
 	return t_result();
 }
 
@@ -297,6 +322,7 @@ int main(int argc, char **argv)
 		{ descriptor_policy, "descriptor's policy" }, { affinity, "CPU set" },
 		{ detached_itself, "detached by itself" },
 		{ detached_by_thread, "detached by a thread" },
+		{ prio_protect, "PTHREAD_PRIO_PROTECT" },
 	};
 	static const struct { int policy; const char *name; } cases[] = {
 		{ SCHED_OTHER, "SCHED_OTHER" }, { SCHED_BATCH, "SCHED_BATCH" },

@@ -176,6 +176,10 @@ int t_getattr(t_getattr_fn f, pthread_t th, struct t_attrs *a)
 	CPU_ZERO(&set);
 	pthread_attr_getaffinity_np(&attr, sizeof(set), &set);
 	a->cpus = CPU_COUNT(&set);
+#ifdef __GLIBC__
+	memcpy(&a->flags, (char *)&attr + sizeof(struct sched_param) + sizeof(int),
+	       sizeof(a->flags));
+#endif
 	pthread_attr_destroy(&attr);
 	return 0;
 }
@@ -184,13 +188,14 @@ bool t_attrs_same(const struct t_attrs *a, const struct t_attrs *b, char *why,
 		  size_t size)
 {
 	snprintf(why, size, "%p+%#zx guard %zu detach %d policy %d prio %d inherit %d cpus %d"
-		 " against %p+%#zx guard %zu detach %d policy %d prio %d inherit %d cpus %d",
+		 " flags %#x against %p+%#zx guard %zu detach %d policy %d prio %d inherit %d"
+		 " cpus %d flags %#x",
 		 a->addr, a->size, a->guard, a->detach, a->policy, a->prio, a->inherit,
-		 a->cpus, b->addr, b->size, b->guard, b->detach, b->policy, b->prio,
-		 b->inherit, b->cpus);
+		 a->cpus, a->flags, b->addr, b->size, b->guard, b->detach, b->policy, b->prio,
+		 b->inherit, b->cpus, b->flags);
 	return a->addr == b->addr && a->size == b->size && a->guard == b->guard &&
 	       a->detach == b->detach && a->policy == b->policy && a->prio == b->prio &&
-	       a->inherit == b->inherit && a->cpus == b->cpus;
+	       a->inherit == b->inherit && a->cpus == b->cpus && a->flags == b->flags;
 }
 
 static int (*in_child_fn)(void);
@@ -499,157 +504,6 @@ int proc_readable(pid_t pid, const char *file)
 	return proc_readable_at(NULL, pid, file);
 }
 
-/* Keys of /proc/stackinfo, in their fixed order. */
-enum si_key {
-	K_TID, K_TGID, K_MAIN, K_MAP_COUNT, K_START_STACK, K_MAIN_VMA,
-	K_MAIN_PREV_END, K_SP, K_SP_VMA, K_SP_PREV_END, K_SP_GUARD,
-	K_RLIM_CUR, K_RLIM_MAX, K_GUARD_GAP, K_NR
-};
-
-static const char *const si_keys[K_NR] = {
-	"tid", "tgid", "main", "map_count", "start_stack", "main_vma",
-	"main_prev_end", "sp", "sp_vma", "sp_prev_end", "sp_guard",
-	"rlim_stack_cur", "rlim_stack_max", "guard_gap",
-};
-
-static int parse_u64(const char *s, int base, __u64 *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtoull(s, &end, base);
-	return errno || end == s || *end ? -EINVAL : 0;
-}
-
-static int parse_range(const char *s, bool want_perms, __u64 *start,
-		       __u64 *end, __u64 *flags)
-{
-	unsigned long long a, b;
-	char perms[5] = "", rest;
-	int n = sscanf(s, "%llx-%llx %4s%c", &a, &b, perms, &rest);
-
-	if (n != (want_perms ? 3 : 2) || a >= b)
-		return -EINVAL;
-	*start = a;
-	*end = b;
-	if (!want_perms)
-		return 0;
-	if (strlen(perms) != 4 || !strchr("r-", perms[0]) ||
-	    !strchr("w-", perms[1]) || !strchr("x-", perms[2]) ||
-	    !strchr("sp", perms[3]))
-		return -EINVAL;
-	*flags = (perms[0] == 'r' ? STACKINFO_VMA_READ : 0) |
-		 (perms[1] == 'w' ? STACKINFO_VMA_WRITE : 0) |
-		 (perms[2] == 'x' ? STACKINFO_VMA_EXEC : 0) |
-		 (perms[3] == 's' ? STACKINFO_VMA_SHARED : 0);
-	return 0;
-}
-
-static int parse_rlim(const char *s, __u64 *v)
-{
-	if (!strcmp(s, "unlimited")) {
-		*v = STACKINFO_RLIM_INFINITY;
-		return 0;
-	}
-	return parse_u64(s, 10, v);
-}
-
-int si_text_parse(const char *text, struct stackinfo_query *q)
-{
-	char line[256];
-	const char *p = text;
-	int k;
-
-	memset(q, 0, sizeof(*q));
-	for (k = 0; k < K_NR; k++) {
-		const char *nl = strchr(p, '\n');
-		size_t klen = strlen(si_keys[k]);
-		const char *val;
-		__u64 v = 0;
-		int err = 0;
-
-		if (!nl || (size_t)(nl - p) >= sizeof(line))
-			return -EINVAL;
-		memcpy(line, p, nl - p);
-		line[nl - p] = '\0';
-		p = nl + 1;
-		if (strncmp(line, si_keys[k], klen) || line[klen] != ' ')
-			return -EINVAL;
-		val = line + klen + 1;
-		if (!strcmp(val, "-")) {
-			if (k <= K_MAP_COUNT)
-				return -EINVAL;	/* always answered */
-			continue;
-		}
-		switch (k) {
-		case K_TID:
-		case K_TGID:
-		case K_MAIN:
-		case K_MAP_COUNT:
-			err = parse_u64(val, 10, &v);
-			if (!err && v > UINT32_MAX)
-				err = -EINVAL;
-			if (k == K_TID)
-				q->out_tid = v;
-			else if (k == K_TGID)
-				q->tgid = v;
-			else if (k == K_MAIN)
-				q->thread_flags |= v == 1 ? STACKINFO_THREAD_MAIN : 0;
-			else
-				q->map_count = v;
-			if (k == K_MAIN && v > 1)
-				err = -EINVAL;
-			q->valid |= STACKINFO_VALID_THREAD;
-			break;
-		case K_START_STACK:
-			err = parse_u64(val, 16, &q->start_stack);
-			q->valid |= STACKINFO_VALID_START_STACK;
-			break;
-		case K_MAIN_VMA:
-			err = parse_range(val, true, &q->main_vma_start,
-					  &q->main_vma_end, &q->main_vma_flags);
-			q->valid |= STACKINFO_VALID_MAIN_VMA;
-			break;
-		case K_MAIN_PREV_END:
-			err = parse_u64(val, 16, &q->main_prev_end);
-			q->valid |= STACKINFO_VALID_MAIN_PREV;
-			break;
-		case K_SP:
-			err = parse_u64(val, 16, &q->sp);
-			q->valid |= STACKINFO_VALID_SP;
-			break;
-		case K_SP_VMA:
-			err = parse_range(val, true, &q->sp_vma_start,
-					  &q->sp_vma_end, &q->sp_vma_flags);
-			q->valid |= STACKINFO_VALID_SP_VMA;
-			break;
-		case K_SP_PREV_END:
-			err = parse_u64(val, 16, &q->sp_prev_end);
-			q->valid |= STACKINFO_VALID_SP_PREV;
-			break;
-		case K_SP_GUARD:
-			err = parse_range(val, false, &q->sp_guard_start,
-					  &q->sp_guard_end, NULL);
-			q->valid |= STACKINFO_VALID_SP_GUARD;
-			break;
-		case K_RLIM_CUR:
-			err = parse_rlim(val, &q->rlim_stack_cur);
-			q->valid |= STACKINFO_VALID_RLIMIT;
-			break;
-		case K_RLIM_MAX:
-			err = parse_rlim(val, &q->rlim_stack_max);
-			break;
-		case K_GUARD_GAP:
-			err = parse_u64(val, 10, &q->guard_gap);
-			q->valid |= STACKINFO_VALID_GUARD_GAP;
-			break;
-		}
-		if (err)
-			return -EINVAL;
-	}
-	return *p ? -EINVAL : 0;	/* nothing after the last key */
-}
-
 int si_text_read(int fd, struct stackinfo_query *q)
 {
 	char buf[4096];
@@ -749,10 +603,16 @@ uint64_t cmdline_guard_gap(void)
 		*val++ = '\0';
 		if (!cmdline_name_is(tok, "stack_guard_gap"))
 			continue;
-		if (!*val)
+		if (!*val) {
 			gap = 0;
-		else if (!parse_u64(val, 10, &pages))
-			gap = pages * sysconf(_SC_PAGESIZE);
+		} else {
+			char *end;
+
+			errno = 0;
+			pages = strtoull(val, &end, 10);
+			if (!errno && !*end)
+				gap = pages * sysconf(_SC_PAGESIZE);
+		}
 	}
 	return gap;
 }

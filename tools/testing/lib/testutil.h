@@ -88,13 +88,7 @@ int proc_readable(pid_t pid, const char *file);
 int proc_open_at(const char *proc, pid_t pid, const char *file);
 int proc_readable_at(const char *proc, pid_t pid, const char *file);
 
-/*
- * /proc/stackinfo's text parsed back into a query's out fields (valid bits
- * set for the keys that had values); -EINVAL on any unexpected line,
- * unknown key, or key out of order.
- */
-int si_text_parse(const char *text, struct stackinfo_query *q);
-/* Read /proc/stackinfo (through @fd with pread at 0) and parse it. */
+/* Read /proc/stackinfo (through @fd with pread at 0) and parse it (si_text_parse()). */
 int si_text_read(int fd, struct stackinfo_query *q);
 
 /* Map @n single-page VMAs that cannot merge; returns the base or NULL. */
@@ -136,11 +130,18 @@ int t_set_yama_scope(int scope);
 typedef int (*t_getattr_fn)(pthread_t, pthread_attr_t *);
 t_getattr_fn t_glibc_getattr(void);
 
-/* What pthread_getattr_np() gives, through the public getters. */
+/*
+ * What pthread_getattr_np() gives, through the public getters, and the
+ * attr's flags word, which no getter shows whole ("policy set", "sched
+ * set": pthread_create() heeds them): glibc's struct pthread_attr
+ * (sysdeps/nptl/internaltypes.h, glibc 2.36) has it after the
+ * sched_param and the policy; 0 for another C library.
+ */
 struct t_attrs {
 	void *addr;
 	size_t size, guard;
 	int detach, policy, prio, inherit, cpus;
+	unsigned int flags;
 };
 /* @f on @th into @a: @f's return value. */
 int t_getattr(t_getattr_fn f, pthread_t th, struct t_attrs *a);
