@@ -18,6 +18,8 @@
 #          copied into every guest, python3 and gdb for lib_python/lib_gdb
 #   cost   the cost meter's QEMU plugin, built from Debian's qemu source
 #          (scripts/build-cost-plugin.sh: dpkg-source unpacks it)
+#   abi    the library's ABI held against the recorded releases (abidw,
+#          abidiff: tools/lib/abi/, docs/abi.md)
 #   deb    make deb (dpkg-buildpackage, debhelper, dh-dkms, dh-python), lintian,
 #          and the packages' test (DKMS, pkg-config)
 #   all    every group (what `make deps` asks for)
@@ -38,6 +40,7 @@ declare -A group=(
 	[corpus]="ruby guile-3.0 guile-3.0-dev pkgconf ripgrep mono-runtime mono-mcs strace"
 	[python]="python3 python3-pyflakes gdb"
 	[cost]="dpkg-dev xz-utils qemu-system-x86 gcc python3"
+	[abi]="abigail-tools"
 	[deb]="build-essential dpkg-dev debhelper dh-dkms fakeroot lintian dkms pkgconf xz-utils
 		dh-python python3-all python3-setuptools"
 )

@@ -118,6 +118,23 @@ bool si_seccomp_on(void);
 int si_quiet_backend(void);
 int si_query_text(int backend, struct stackinfo_query *q);
 
+/* PID_MAX_LIMIT: no process has more threads, so no larger count is asked */
+#define SI_MAX_THREADS	(1U << 22)
+
+/* process.c: every thread of @pid into @q[0..n), each entry a whole struct */
+int si_query_process(pid_t pid, uint64_t flags, struct stackinfo_query *q,
+		     size_t n, size_t *count);
+
+/*
+ * query.c: the public queries into a caller's struct of @size bytes (void *:
+ * the compat files name 0.1.0's struct stackinfo_query), errno preserved.
+ */
+int si_query_thread_sized(pid_t tid, uint64_t flags, void *q, size_t size);
+int si_classify_addr_sized(pid_t tid, uint64_t addr, uint64_t flags, void *q,
+			   size_t size);
+int si_query_process_sized(pid_t pid, uint64_t flags, void *q, size_t n,
+			   size_t *count, size_t size);
+
 /* getattr.c: stackinfo_pthread_getattr_np(), saying who answered */
 enum si_answer {
 	SI_ANSWER_OTHER,	/* not glibc's initial thread: glibc */

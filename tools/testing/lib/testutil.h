@@ -14,26 +14,8 @@
 #include <sys/types.h>
 #include <linux/stackinfo.h>
 
+#include "check.h"
 #include "internal.h"
-
-#define T_SKIP 77
-
-extern int t_failures;
-
-#define CHECK(cond, ...)						\
-	do {								\
-		if (!(cond)) {						\
-			t_failures++;					\
-			fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__,	\
-				__LINE__, #cond);			\
-			fprintf(stderr, __VA_ARGS__);			\
-			fputc('\n', stderr);				\
-		}							\
-	} while (0)
-
-#define CHECK_EQ(a, b)							\
-	CHECK((uint64_t)(a) == (uint64_t)(b), "%s = %#llx, %s = %#llx",	\
-	      #a, (unsigned long long)(a), #b, (unsigned long long)(b))
 
 /* Exit status for the end of main(). */
 int t_result(void);
@@ -102,6 +84,9 @@ pid_t t_gettid(void);
 /* CLOCK_MONOTONIC in seconds. */
 double t_now(void);
 
+/* startstack, field 28 of /proc/self/stat (read without allocating); 0 if unreadable. */
+uint64_t t_stat_start_stack(void);
+
 /* Where the guest has the module, to load it again after an unload. */
 #define T_MODULE_KO "/stackinfo/stackinfo.ko"
 /* finit_module() of T_MODULE_KO with @params ("" for none): 0 or -errno. */
@@ -109,9 +94,23 @@ int t_module_load(const char *params);
 
 /* Write @text to the file @path (a /proc or /sys knob): 0 or -errno. */
 int t_write_file(const char *path, const char *text);
+/*
+ * A user and a mount namespace of the caller's own, its uid and gid mapped
+ * to 0 there, every mount private: 0, or -errno where unshare() refuses
+ * (then nothing changed); a failure after it is a CHECK.
+ */
+int t_user_mount_ns(void);
 /* Yama's ptrace_scope, -1 where the kernel has no Yama; set it: 0 or -errno. */
 int t_yama_scope(void);
 int t_set_yama_scope(int scope);
+
+/*
+ * Does this kernel offer library backend @backend (STACKINFO_BACKEND_*)?
+ * Decided from the kernel, not by the library: the module's
+ * /proc/stackinfo or the in-tree /proc/self/stackinfo exists; PROCMAP_QUERY
+ * answers for an address of this thread's stack; the maps parse always.
+ */
+bool t_backend_offered(int backend);
 
 /*
  * glibc's own pthread_getattr_np, taken from libc.so.6 by handle so that
