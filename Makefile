@@ -49,7 +49,7 @@ UAPI := include/uapi/linux/stackinfo.h
 # libstackinfo: .so (soname, version script), .a, pkg-config file
 LIB_VERSION := $(shell sed -n 's/^\#define LIBSTACKINFO_VERSION\t*"\(.*\)"/\1/p' tools/lib/libstackinfo.h)
 LIB_SONAME := libstackinfo.so.$(firstword $(subst ., ,$(LIB_VERSION)))
-LIB_NAMES := lib getattr backends maps proc process text
+LIB_NAMES := lib getattr backends maps proc process text mainstack getstack libc-glibc
 LIB_HDRS := tools/lib/libstackinfo.h tools/lib/internal.h tools/lib/compat.h $(UAPI)
 LIB_PIC := $(LIB_NAMES:%=$(B)/lib/pic/%.o)
 LIB_SAN := $(LIB_NAMES:%=$(B)/lib/san/%.o)
@@ -70,7 +70,7 @@ GUEST_TESTS := $(patsubst tools/testing/guest/%.c,$(B)/guest/tests/%,$(GUEST_SRC
 	$(patsubst tools/testing/guest/%.sh,$(B)/guest/tests/%,$(wildcard tools/testing/guest/*.sh)) \
 	$(B)/guest/tests/lib_parity_san $(B)/guest/tests/lib_initial_san \
 	$(B)/guest/tests/lib_fork_san $(B)/guest/tests/lib_api_san $(B)/guest/tests/lib_sched_san \
-	$(B)/guest/tests/lib_batch_san
+	$(B)/guest/tests/lib_batch_san $(B)/guest/tests/lib_getstack_san
 HOST_SRCS := $(wildcard tools/testing/host/*.c)
 HOST_TESTS := $(patsubst tools/testing/host/%.c,$(B)/host/%,$(HOST_SRCS)) \
 	$(patsubst tools/testing/host/%.c,$(B)/host/%_san,$(filter tools/testing/host/lib_%,$(HOST_SRCS))) \
@@ -118,7 +118,7 @@ INSTALLED := $(MODDIR)/stackinfo.ko $(LIBDIR)/libstackinfo.so.$(LIB_VERSION) \
 	$(LIBDIR)/libstackinfo-preload.so $(LIBDIR)/pkgconfig/libstackinfo.pc \
 	$(INCLUDEDIR)/libstackinfo.h $(INCLUDEDIR)/linux/stackinfo.h $(BINDIR)/stackinfo \
 	$(MANDIR)/man1/stackinfo.1 $(MANDIR)/man3/libstackinfo.3 $(MANDIR)/man4/stackinfo.4 \
-	$(GDB_COMMAND)
+	$(MANDIR)/man3/pthread_getstack_np.3 $(GDB_COMMAND)
 
 all: module tools
 
@@ -364,6 +364,7 @@ install-tools: $(LIBS) $(B)/bin/stackinfo
 	install -D -m 755 $(B)/bin/stackinfo $(DESTDIR)$(BINDIR)/stackinfo
 	install -D -m 644 man/stackinfo.1 $(DESTDIR)$(MANDIR)/man1/stackinfo.1
 	install -D -m 644 man/libstackinfo.3 $(DESTDIR)$(MANDIR)/man3/libstackinfo.3
+	install -D -m 644 man/pthread_getstack_np.3 $(DESTDIR)$(MANDIR)/man3/pthread_getstack_np.3
 	install -D -m 644 man/stackinfo.4 $(DESTDIR)$(MANDIR)/man4/stackinfo.4
 	install -d $(DESTDIR)$(PYTHONDIR)/stackinfo
 	install -m 644 $(PY_FILES) $(DESTDIR)$(PYTHONDIR)/stackinfo/

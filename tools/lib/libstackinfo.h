@@ -24,7 +24,7 @@
 extern "C" {
 #endif
 
-#define LIBSTACKINFO_VERSION	"0.2.0"
+#define LIBSTACKINFO_VERSION	"0.3.0"
 
 enum stackinfo_backend {
 	STACKINFO_BACKEND_MODULE = 1,		/* STACKINFO_IOC_QUERY */
@@ -150,6 +150,28 @@ void stackinfo_glibc_main_stack(uint64_t stack_end, uint64_t vma_end,
 				uint64_t prev_end, uint64_t rlim_cur,
 				uint64_t pagesize, uint64_t *stackaddr,
 				uint64_t *stacksize);
+
+/*
+ * LLVM libc's pthread_getstack_np(): thread @th's stack, its lowest
+ * address in *stackaddr and its size in *stacksize, async-signal-safe (no
+ * lock, no allocation: open, ioctl, close; errno kept), for any live
+ * thread of the process. Another thread's stack and the caller's are
+ * pthread_getattr_np()'s answer, read from the C library's descriptor of
+ * the thread. The initial thread's is glibc's pthread_getattr_np() answer
+ * too, on musl as well, where the in-tree file, the module or
+ * PROCMAP_QUERY answers; elsewhere LLVM's: *stacksize
+ * PTHREAD_STACK_DYNAMIC_NP and *stackaddr the stack's base, the page
+ * above its arguments, where glibc's answer ends. Returns 0, or a
+ * positive error number: EFAULT for a NULL pointer (nothing written),
+ * ENOTSUP where the C library's descriptor cannot be read (a glibc before
+ * 2.34, or one whose layout the library does not recognise).
+ * pthread_getstack_np(3).
+ */
+#ifndef PTHREAD_STACK_DYNAMIC_NP
+#define PTHREAD_STACK_DYNAMIC_NP	0
+#endif
+int pthread_getstack_np(pthread_t th, void **__restrict stackaddr,
+			size_t *__restrict stacksize);
 
 #ifdef __cplusplus
 }

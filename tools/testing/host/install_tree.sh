@@ -21,18 +21,20 @@ fi
 rm -f "$dest.log"
 kver=$(make -s -C "$top" --no-print-directory -f - <<<'include Makefile
 print-kver: ; @echo $(KVER)' print-kver)
-for f in "lib/modules/$kver/updates/stackinfo.ko" usr/lib/libstackinfo.so.0.2.0 \
+version=$(sed -n 's/^#define LIBSTACKINFO_VERSION\t*"\(.*\)"/\1/p' "$top/tools/lib/libstackinfo.h")
+for f in "lib/modules/$kver/updates/stackinfo.ko" "usr/lib/libstackinfo.so.$version" \
 	usr/lib/libstackinfo.a usr/lib/libstackinfo-preload.so \
 	usr/lib/pkgconfig/libstackinfo.pc usr/include/libstackinfo.h \
 	usr/include/linux/stackinfo.h usr/bin/stackinfo usr/share/man/man1/stackinfo.1 \
-	usr/share/man/man3/libstackinfo.3 usr/share/man/man4/stackinfo.4 \
+	usr/share/man/man3/libstackinfo.3 usr/share/man/man3/pthread_getstack_np.3 \
+	usr/share/man/man4/stackinfo.4 \
 	usr/lib/python3/dist-packages/stackinfo/__init__.py \
 	usr/lib/python3/dist-packages/stackinfo/__main__.py \
 	usr/lib/python3/dist-packages/stackinfo/gdb_command.py \
 	usr/share/gdb/python/gdb/command/stackinfo.py; do
 	[ -f "$dest/$f" ] || say "not installed: $f"
 done
-[ "$(readlink "$dest/usr/lib/libstackinfo.so.0")" = libstackinfo.so.0.2.0 ] || say "soname link"
+[ "$(readlink "$dest/usr/lib/libstackinfo.so.0")" = "libstackinfo.so.$version" ] || say "soname link"
 [ "$(readlink "$dest/usr/lib/libstackinfo.so")" = libstackinfo.so.0 ] || say "dev link"
 grep -q '^prefix=/usr$' "$dest/usr/lib/pkgconfig/libstackinfo.pc" || say "pc prefix"
 
