@@ -26,6 +26,9 @@
 #   make tools-arm64  what an arm64 guest runs, cross-built with clang into
 #                   build-arm64/ (vm-run --kernel debug-6.12-arm64)
 #   make check-arm64  the guest tests in the arm64 debug kernel's guest
+#   make tools-musl  the library, the CLI and the library's tests that need
+#                   no glibc, static, with Debian's musl-gcc into build-musl/
+#                   (make tools builds them: the guests run the tests)
 #   make check-extra  the x86 kernels make check leaves out for its time
 #                   budget (debug-6.1), as make check holds each kernel
 #   make clean
@@ -71,6 +74,14 @@ GUEST_TESTS := $(patsubst tools/testing/guest/%.c,$(B)/guest/tests/%,$(GUEST_SRC
 	$(B)/guest/tests/lib_parity_san $(B)/guest/tests/lib_initial_san \
 	$(B)/guest/tests/lib_fork_san $(B)/guest/tests/lib_api_san $(B)/guest/tests/lib_sched_san \
 	$(B)/guest/tests/lib_batch_san $(B)/guest/tests/lib_getstack_san
+# The library, the CLI and some of the library's tests built against musl
+# (make tools-musl, Debian's musl-gcc) into build-musl/, static: the guest
+# runs those tests as lib_musl_NAME. They are the tests that hold the
+# library against the kernel alone (/proc/<pid>/maps, RLIMIT_STACK), not
+# against glibc.
+MUSL := build-musl
+MUSL_TESTS := lib_getstack lib_classify lib_batch lib_proc
+GUEST_TESTS += $(MUSL_TESTS:lib_%=$(B)/guest/tests/lib_musl_%)
 HOST_SRCS := $(wildcard tools/testing/host/*.c)
 HOST_TESTS := $(patsubst tools/testing/host/%.c,$(B)/host/%,$(HOST_SRCS)) \
 	$(patsubst tools/testing/host/%.c,$(B)/host/%_san,$(filter tools/testing/host/lib_%,$(HOST_SRCS))) \
@@ -88,7 +99,7 @@ GUEST_FILES := $(B)/guest/run-tests $(B)/guest/splat-patterns $(B)/guest/log-fil
 	$(B)/guest/guest-plan $(B)/guest/plan.sh
 
 .PHONY: all module tools check demo bench deps clean help prune guest-tests install uninstall \
-	tools-arm64 arm64-cross check-arm64 check-extra \
+	tools-arm64 arm64-cross check-arm64 check-extra tools-musl \
 	dkms-install dkms-uninstall install-tools deb
 
 PREFIX ?= /usr/local
@@ -149,13 +160,55 @@ guest-tests:
 # (-fuse-ld is unused when compiling only, which -Werror would fail)
 ARM64_CC := clang --target=aarch64-linux-gnu -fuse-ld=lld -Wno-unused-command-line-argument
 ARM64_TOOLS = $(filter-out $(LIB_A_SAN),$(LIBS)) $(BINS) \
-	$(filter-out %_san %/lib_tsan,$(GUEST_TESTS)) \
+	$(filter-out %_san %/lib_tsan $(B)/guest/tests/lib_musl_%,$(GUEST_TESTS)) \
 	$(filter-out $(B)/guest/m32/compat_abi $(KSELFTEST),$(GUEST_FILES))
 tools-arm64:
 	@scripts/deps.sh arm64
 	$(MAKE) B=build-arm64 CC='$(ARM64_CC)' AR=llvm-ar NM=llvm-nm arm64-cross
 
 arm64-cross: $(ARM64_TOOLS) | prune
+
+# musl: Debian 12's musl-tools (scripts/deps.sh base) on x86-64. musl-gcc
+# reads musl's headers alone; the kernel's uapi headers (Debian's
+# linux-libc-dev: linux/, asm/, asm-generic/) come through links in
+# build-musl/include. The library without the interposer, which stays
+# glibc's (libstackinfo(3)): getattr-musl.c and libc-musl.c stand in for
+# getattr.c and libc-glibc.c. Everything links statically: the guests have
+# no musl loader.
+MUSL_CC := musl-gcc
+MUSL_NAMES := $(filter-out getattr libc-glibc,$(LIB_NAMES)) getattr-musl libc-musl
+MUSL_CFLAGS := $(WARN) $(CFLAGS) $(INC) -isystem $(MUSL)/include
+MUSL_LIB := $(MUSL)/lib/libstackinfo.a
+MUSL_ARCH_INC := /usr/include/$(shell gcc -print-multiarch)
+tools-musl: $(MUSL_LIB) $(MUSL)/bin/stackinfo $(MUSL_TESTS:%=$(MUSL)/guest/tests/%)
+
+$(MUSL)/include/.links:
+	@mkdir -p $(@D)
+	ln -sfn /usr/include/linux $(@D)/linux
+	ln -sfn $(MUSL_ARCH_INC)/asm $(@D)/asm
+	ln -sfn /usr/include/asm-generic $(@D)/asm-generic
+	touch $@
+
+$(MUSL)/lib/%.o: tools/lib/%.c $(LIB_HDRS) $(MUSL)/include/.links
+	@mkdir -p $(@D)
+	$(MUSL_CC) $(MUSL_CFLAGS) -c -o $@ $<
+
+$(MUSL_LIB): $(MUSL_NAMES:%=$(MUSL)/lib/%.o)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(MUSL)/bin/stackinfo: tools/stackinfo/stackinfo.c $(MUSL_LIB) $(LIB_HDRS)
+	@mkdir -p $(@D)
+	$(MUSL_CC) $(MUSL_CFLAGS) -static -o $@ $< $(MUSL_LIB) $(LDLIBS)
+
+$(MUSL)/guest/tests/lib_%: tools/testing/guest/lib_%.c $(TESTUTIL) $(LIB_HDRS) $(MUSL_LIB)
+	@mkdir -p $(@D)
+	$(MUSL_CC) $(MUSL_CFLAGS) -DT_STATIC -static -o $@ $< tools/testing/lib/testutil.c \
+		$(MUSL_LIB) $(LDLIBS)
+
+$(B)/guest/tests/lib_musl_%: $(MUSL)/guest/tests/lib_%
+	@mkdir -p $(@D)
+	install -m 755 $< $@
 
 # the arm64 guest alone, as make check holds each kernel (no host tests)
 check-arm64:
@@ -394,5 +447,5 @@ deb:
 	scripts/build-deb.sh $(B)/deb
 
 clean:
-	rm -rf $(B) build-arm64
+	rm -rf $(B) build-arm64 $(MUSL)
 	-[ -z "$(KDIR)" ] || $(MAKE) -C $(KDIR) M=$(CURDIR) clean

@@ -136,7 +136,9 @@ int stackinfo_main_stack(void **stackaddr, size_t *stacksize);
  * is glibc's initial thread, as glibc decides it: not the only thread of
  * a child that a worker thread fork()ed (glibc gives it that worker's
  * stack), though the kernel calls it the group leader. Like
- * pthread_getattr_np() it returns 0 or a positive error number.
+ * pthread_getattr_np() it returns 0 or a positive error number. On musl
+ * the main thread's stack is glibc's answer (the rlimit's, not the size
+ * the stack has now, which musl's own call reports) and the rest musl's.
  */
 int stackinfo_pthread_getattr_np(pthread_t thread, pthread_attr_t *attr);
 
