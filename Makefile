@@ -89,7 +89,7 @@ HOST_TESTS := $(patsubst tools/testing/host/%.c,$(B)/host/%,$(HOST_SRCS)) \
 BINS := $(B)/bin/stackinfo $(B)/bin/stackinfo-demo $(B)/bin/getattr-print \
 	$(B)/bin/thread-sleeper $(B)/bin/stackinfo-bench $(B)/bin/startup-time \
 	$(B)/bin/stackinfo-profile \
-	$(B)/bin/stack-overflow $(B)/bin/stackinfo-layout
+	$(B)/bin/stack-overflow $(B)/bin/stackinfo-layout $(B)/bin/stack-overflow-check
 # the in-tree series' kselftest (kernel/selftests/), run by the guest test
 # intree_selftest
 KSELFTEST := $(B)/guest/kselftest/proc-stackinfo
@@ -277,6 +277,13 @@ $(B)/bin/stackinfo-profile: tools/bench/profile.c $(BENCH_UTIL) $(LIB_A) $(LIB_H
 $(B)/bin/stackinfo-demo: tools/demo/stackinfo-demo.c $(UAPI)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LDLIBS)
+
+# the example of libstackinfo-dev, linked as a user would link it (the
+# guests have the library in /usr/lib, the runpath's $ORIGIN/../lib)
+$(B)/bin/stack-overflow-check: tools/examples/stack-overflow-check.c $(LIB_HDRS) $(LIB_SO) \
+		$(B)/lib/$(LIB_SONAME)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $< -Wl,-rpath,'$$ORIGIN/../lib' $(B)/lib/$(LIB_SONAME) $(LDLIBS)
 
 # the bindings' test holds python/stackinfo/_abi.py against this
 $(B)/bin/stackinfo-layout: $(LIB_HDRS)
