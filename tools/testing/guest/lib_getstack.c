@@ -4,8 +4,10 @@
  * pthread_getattr_np() in the same process; built with musl too
  * (lib_musl_getstack), against the kernel alone there: the main stack from
  * /proc/self/maps, /proc/self/stat's start_stack and RLIMIT_STACK by
- * glibc's formula, other threads from musl's pthread_getattr_np() and the
- * mapping that holds them.
+ * glibc's formula, other threads from musl's pthread_getattr_np(); and
+ * stackinfo_main_stack() and stackinfo_pthread_getattr_np() there give the
+ * main thread that stack (musl's own call, its current size), the other
+ * attributes musl's.
  *  - Before any backend is chosen: the main thread's real answer where the
  *    kernel has a source (the in-tree file, the module, PROCMAP_QUERY),
  *    else LLVM's (PTHREAD_STACK_DYNAMIC_NP, the base glibc's answer ends
@@ -495,6 +497,46 @@ static bool backend_offered(int b)
 	}
 }
 
+#ifndef __GLIBC__
+/*
+ * musl: stackinfo_main_stack() and stackinfo_pthread_getattr_np() give
+ * the main thread its stack under the rlimit too; the rest of the
+ * attributes are musl's own, whose stack is the one it has now.
+ */
+static void musl_main_calls(void)
+{
+	pthread_attr_t ours, musl;
+	int od = -1, md = -2;
+	struct stack want, got, own;
+	size_t og = 1, mg = 2;
+
+	CHECK(!oracle_main(&want), "the main thread's oracle");
+	CHECK(!stackinfo_main_stack(&got.addr, &got.size), "%s: stackinfo_main_stack", label);
+	CHECK(got.addr == want.addr && got.size == want.size,
+	      "%s: stackinfo_main_stack %p+%#zx, want %p+%#zx", label, got.addr, got.size,
+	      want.addr, want.size);
+	if (stackinfo_pthread_getattr_np(main_th, &ours) || pthread_getattr_np(main_th, &musl)) {
+		CHECK(0, "%s: pthread_getattr_np, musl's or the library's", label);
+		return;
+	}
+	pthread_attr_getstack(&ours, &got.addr, &got.size);
+	pthread_attr_getstack(&musl, &own.addr, &own.size);
+	pthread_attr_getdetachstate(&ours, &od);
+	pthread_attr_getdetachstate(&musl, &md);
+	pthread_attr_getguardsize(&ours, &og);
+	pthread_attr_getguardsize(&musl, &mg);
+	CHECK(got.addr == want.addr && got.size == want.size,
+	      "%s: stackinfo_pthread_getattr_np %p+%#zx, want %p+%#zx", label, got.addr,
+	      got.size, want.addr, want.size);
+	CHECK(od == md && og == mg, "%s: detach state %d, guard %zu; musl's %d, %zu", label, od,
+	      og, md, mg);
+	printf("info: %s: the main stack %p+%#zx; musl's own pthread_getattr_np %p+%#zx\n",
+	       label, got.addr, got.size, own.addr, own.size);
+	pthread_attr_destroy(&ours);
+	pthread_attr_destroy(&musl);
+}
+#endif
+
 #ifdef T_PRELOAD_RUN
 /* The interposer's pthread_getstack_np, in a run of this program under it. */
 static int preloaded(void)
@@ -578,6 +620,9 @@ int main(int argc, char **argv)
 		main_layouts();
 		workers();
 		signal_rounds(in);
+#ifndef __GLIBC__
+		musl_main_calls();
+#endif
 	}
 	CHECK(tested >= 2, "%d backends tested", tested);
 	/* interrupted inside malloc() and inside stdio often enough to matter */
