@@ -52,9 +52,13 @@ UAPI := include/uapi/linux/stackinfo.h
 # libstackinfo: .so (soname, version script), .a, pkg-config file
 LIB_VERSION := $(shell sed -n 's/^\#define LIBSTACKINFO_VERSION\t*"\(.*\)"/\1/p' tools/lib/libstackinfo.h)
 LIB_SONAME := libstackinfo.so.$(firstword $(subst ., ,$(LIB_VERSION)))
-LIB_NAMES := lib getattr backends maps proc process text mainstack getstack libc-glibc
+LIB_NAMES := lib getattr backends maps proc process query text mainstack getstack libc-glibc
+# the compat symbols of released versions (tools/lib/abi/): the .so only,
+# a static link has no symbol versions
+LIB_COMPAT := abi-0.1.0 abi-0.2.0
 LIB_HDRS := tools/lib/libstackinfo.h tools/lib/internal.h tools/lib/compat.h $(UAPI)
 LIB_PIC := $(LIB_NAMES:%=$(B)/lib/pic/%.o)
+LIB_COMPAT_PIC := $(LIB_COMPAT:%=$(B)/lib/pic/%.o)
 LIB_SAN := $(LIB_NAMES:%=$(B)/lib/san/%.o)
 LIB_SO := $(B)/lib/libstackinfo.so.$(LIB_VERSION)
 LIB_A := $(B)/lib/libstackinfo.a
@@ -63,7 +67,7 @@ PRELOAD := $(B)/lib/libstackinfo-preload.so
 LIBS := $(LIB_SO) $(B)/lib/$(LIB_SONAME) $(B)/lib/libstackinfo.so $(LIB_A) $(LIB_A_SAN) \
 	$(PRELOAD) $(B)/lib/libstackinfo.pc
 
-TESTUTIL := tools/testing/lib/testutil.c tools/testing/lib/testutil.h
+TESTUTIL := tools/testing/lib/testutil.c tools/testing/lib/testutil.h tools/testing/lib/check.h
 # Guest tests named lib_* test the library: linked against the .so (found
 # through the runpath $ORIGIN/../../lib: build/lib here, /usr/lib in the
 # guest, where vm-run puts it), and once more with
@@ -73,7 +77,22 @@ GUEST_TESTS := $(patsubst tools/testing/guest/%.c,$(B)/guest/tests/%,$(GUEST_SRC
 	$(patsubst tools/testing/guest/%.sh,$(B)/guest/tests/%,$(wildcard tools/testing/guest/*.sh)) \
 	$(B)/guest/tests/lib_parity_san $(B)/guest/tests/lib_initial_san \
 	$(B)/guest/tests/lib_fork_san $(B)/guest/tests/lib_api_san $(B)/guest/tests/lib_sched_san \
-	$(B)/guest/tests/lib_batch_san $(B)/guest/tests/lib_getstack_san
+	$(B)/guest/tests/lib_batch_san $(B)/guest/tests/lib_fds_san $(B)/guest/tests/lib_errno_san \
+	$(B)/guest/tests/lib_seccomp_san $(B)/guest/tests/lib_getstack_san
+# The binaries of released versions (tools/testing/abi/release-*.c): each
+# built from its release's recorded headers and linked against a stand-in
+# made from its recorded map (tools/lib/abi/<version>/), so that it needs
+# exactly the symbol versions that release's binaries need; run against
+# this library in the guests (lib_abi_<version>) and on the host
+# (abi_binaries, which also runs a program of this tree's header,
+# build/abi/current, on the stand-ins).
+ABI_RELEASES := $(patsubst tools/testing/abi/release-%.c,%,$(wildcard tools/testing/abi/release-*.c))
+ABI_STANDINS := $(patsubst tools/lib/abi/%/libstackinfo.map,$(B)/abi/%/$(LIB_SONAME),\
+	$(wildcard tools/lib/abi/*/libstackinfo.map))
+GUEST_TESTS += $(ABI_RELEASES:%=$(B)/guest/tests/lib_abi_%)
+# the callers' struct sizes (host test lib_query_sizes) also on the guests'
+# backends, where the module and the in-tree file fill what the sizes cut
+GUEST_TESTS += $(B)/guest/tests/lib_query_sizes
 # The library, the CLI and some of the library's tests built against musl
 # (make tools-musl, Debian's musl-gcc) into build-musl/, static: the guest
 # runs those tests as lib_musl_NAME. They are the tests that hold the
@@ -90,12 +109,18 @@ BINS := $(B)/bin/stackinfo $(B)/bin/stackinfo-demo $(B)/bin/getattr-print \
 	$(B)/bin/thread-sleeper $(B)/bin/stackinfo-bench $(B)/bin/startup-time \
 	$(B)/bin/stackinfo-profile \
 	$(B)/bin/stack-overflow $(B)/bin/stackinfo-layout $(B)/bin/stack-overflow-check
+# the interposer's target under ASan and UBSan (host test preload_asan):
+# getattr-print with the sanitizers' runtimes as shared libraries (gcc's
+# way), the build that refuses a library preloaded ahead of them; not for
+# the guests (libasan alone is 8 MB)
+SAN_PROGS := $(B)/san/getattr-print-asan
 # the in-tree series' kselftest (kernel/selftests/), run by the guest test
 # intree_selftest
 KSELFTEST := $(B)/guest/kselftest/proc-stackinfo
 GUEST_FILES := $(B)/guest/run-tests $(B)/guest/splat-patterns $(B)/guest/log-filter.awk \
 	$(B)/guest/testlib.sh \
-	$(B)/guest/kmsg-since $(B)/guest/m32/compat_abi $(KSELFTEST) $(B)/guest/bindings_test.py \
+	$(B)/guest/kmsg-since $(B)/guest/m32/compat_abi $(KSELFTEST) \
+	$(patsubst tools/testing/python/%,$(B)/guest/%,$(wildcard tools/testing/python/*.py)) \
 	$(B)/guest/guest-plan $(B)/guest/plan.sh
 
 .PHONY: all module tools check demo bench deps clean help prune guest-tests install uninstall \
@@ -144,7 +169,8 @@ module:
 	@echo "module: building against $(KDIR)"
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
-tools: $(LIBS) $(BINS) $(GUEST_TESTS) $(GUEST_FILES) $(HOST_TESTS) | prune
+tools: $(LIBS) $(BINS) $(SAN_PROGS) $(GUEST_TESTS) $(GUEST_FILES) $(HOST_TESTS) $(ABI_STANDINS) \
+	$(B)/abi/current | prune
 
 # the guest test programs run-tests finds, one a line: tools/testing/check
 # expects a result from each (tools/testing/guest-results)
@@ -233,11 +259,14 @@ $(B)/lib/san/%.o: tools/lib/%.c $(LIB_HDRS)
 	$(CC) $(SAN_CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
 
 # The exported symbols must be exactly the map's, under the version node
-# that the header's LIBSTACKINFO_VERSION names.
-$(LIB_SO): $(LIB_PIC) tools/lib/libstackinfo.map scripts/check-symbols.sh
+# that the header's LIBSTACKINFO_VERSION names, and every released
+# version's recorded symbol@node still there (docs/abi.md).
+ABI_RECORDS := $(wildcard tools/lib/abi/*/symbols tools/lib/abi/*/libstackinfo.map)
+$(LIB_SO): $(LIB_PIC) $(LIB_COMPAT_PIC) tools/lib/libstackinfo.map scripts/check-symbols.sh \
+		$(ABI_RECORDS)
 	$(CC) -shared -Wl,-soname,$(LIB_SONAME) -Wl,--version-script=tools/lib/libstackinfo.map \
-		-Wl,-z,defs -o $@ $(LIB_PIC) $(LDLIBS)
-	NM=$(NM) scripts/check-symbols.sh $@ tools/lib/libstackinfo.map $(LIB_VERSION)
+		-Wl,-z,defs -o $@ $(LIB_PIC) $(LIB_COMPAT_PIC) $(LDLIBS)
+	NM=$(NM) scripts/check-symbols.sh $@ tools/lib/libstackinfo.map $(LIB_VERSION) tools/lib/abi
 
 $(B)/lib/$(LIB_SONAME) $(B)/lib/libstackinfo.so: $(LIB_SO)
 	ln -sf $(notdir $<) $@
@@ -292,6 +321,10 @@ $(B)/bin/%: tools/testing/%.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LDLIBS)
 
+$(B)/san/getattr-print-asan: tools/testing/getattr-print.c
+	@mkdir -p $(@D)
+	$(CC) $(SAN_CFLAGS) -o $@ $< $(LDLIBS)
+
 # testutil reads maps with the library's parser (from the .a); lib_* tests
 # take the public calls from the .so, listed first so that nothing else of
 # the .a is pulled in
@@ -307,6 +340,30 @@ $(B)/guest/tests/lib_tsan: tools/testing/guest/lib_tsan.c $(TESTUTIL) $(LIB_HDRS
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O1 -g -fsanitize=thread $(INC) -o $@ $< tools/testing/lib/testutil.c \
 		-Wl,-rpath,'$$ORIGIN/../../lib' $(B)/lib/$(LIB_SONAME) $(LIB_A) $(LDLIBS)
+
+$(B)/guest/tests/lib_query_sizes: tools/testing/host/lib_query_sizes.c $(TESTUTIL) $(LIB_HDRS) \
+		$(LIB_SO) $(B)/lib/$(LIB_SONAME) $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $< tools/testing/lib/testutil.c \
+		-Wl,-rpath,'$$ORIGIN/../../lib' $(B)/lib/$(LIB_SONAME) $(LIB_A) $(LDLIBS)
+
+# a release's binary: its headers, its stand-in at link time, this
+# library at run time
+$(B)/guest/tests/lib_abi_%: tools/testing/abi/release-%.c tools/testing/abi/release.h \
+		tools/testing/lib/check.h \
+		tools/lib/abi/%/include/libstackinfo.h tools/lib/abi/%/include/linux/stackinfo.h \
+		$(B)/abi/%/$(LIB_SONAME) $(LIB_SO) $(B)/lib/$(LIB_SONAME)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(CFLAGS) -Itools/lib/abi/$*/include -Itools/testing/lib -o $@ $< \
+		-Wl,-rpath,'$$ORIGIN/../../lib' $(B)/abi/$*/$(LIB_SONAME) $(LDLIBS)
+
+# a library with release <version>'s symbol versions, each function a stand-in
+$(B)/abi/%/$(LIB_SONAME): tools/lib/abi/%/libstackinfo.map tools/testing/abi/stand-in.sh
+	CC='$(CC)' tools/testing/abi/stand-in.sh $< $(LIB_SONAME) $@
+
+$(B)/abi/current: tools/testing/abi/current.c $(LIB_HDRS) $(LIB_SO) $(B)/lib/$(LIB_SONAME)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $< -Wl,-rpath,'$$ORIGIN/../lib' $(B)/lib/$(LIB_SONAME) $(LDLIBS)
 
 # a static binary: glibc's pthread_getattr_np is the one linked in
 $(B)/guest/tests/lib_static: tools/testing/guest/lib_static.c $(TESTUTIL) $(LIB_HDRS) $(LIB_A)
@@ -362,9 +419,9 @@ $(B)/guest/plan.sh: tools/testing/lib/plan.sh
 	@mkdir -p $(@D)
 	install -m 644 $< $@
 
-# the Python bindings' test, run by lib_python in the guest (and on the
-# host by python_bindings)
-$(B)/guest/bindings_test.py: tools/testing/python/bindings_test.py
+# the Python tests: the bindings' (run by lib_python in the guest, on the
+# host by python_bindings) and the CLIs' (cli_parity, guest and host)
+$(B)/guest/%.py: tools/testing/python/%.py
 	@mkdir -p $(@D)
 	install -m 644 $< $@
 

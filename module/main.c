@@ -276,4 +276,4 @@ module_exit(stackinfo_exit);
 MODULE_LICENSE("GPL");
 MODULE_AUTHOR("The stackinfo developers");
 MODULE_DESCRIPTION("A thread's stack bounds: /proc/stackinfo and its ioctl");
-MODULE_VERSION("0.2.0");
+MODULE_VERSION("0.3.0");

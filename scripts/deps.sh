@@ -17,6 +17,8 @@
 #   corpus real programs run under the interposer (tools/testing/corpus)
 #   python the Python bindings' tests (Debian's python3, pyflakes) and,
 #          copied into every guest, python3 and gdb for lib_python/lib_gdb
+#   abi    the library's ABI held against the recorded releases (abidw,
+#          abidiff: tools/lib/abi/, docs/abi.md)
 #   deb    make deb (dpkg-buildpackage, debhelper, dh-dkms, dh-python), lintian,
 #          and the packages' test (DKMS, pkg-config)
 #   all    every group (what `make deps` asks for)
@@ -36,6 +38,7 @@ declare -A group=(
 	[arm64]="clang lld llvm libc6-dev-arm64-cross libgcc-12-dev-arm64-cross qemu-system-arm"
 	[corpus]="ruby guile-3.0 guile-3.0-dev pkgconf ripgrep mono-runtime mono-mcs strace"
 	[python]="python3 python3-pyflakes gdb"
+	[abi]="abigail-tools"
 	[deb]="build-essential dpkg-dev debhelper dh-dkms fakeroot lintian dkms pkgconf xz-utils
 		dh-python python3-all python3-setuptools"
 )

@@ -23,17 +23,38 @@ set_backend = _so.stackinfo_set_backend
 set_backend.argtypes = [ctypes.c_int]
 set_backend.restype = ctypes.c_int
 
-query_thread = _so.stackinfo_query_thread
-query_thread.argtypes = [ctypes.c_int, ctypes.c_uint64, ctypes.POINTER(_abi.Query)]
-query_thread.restype = ctypes.c_int
+# The queries by the size of the struct _abi declares (STACKINFO_0.3): the
+# library fills that much and no more, whatever its own struct's size. Never
+# the names without _sz: those are compat symbols of older versions, and
+# dlsym() without a version may give one of them (0.1.0's fills 168 bytes).
+_QUERY_SIZE = ctypes.sizeof(_abi.Query)
+_QUERY_P = ctypes.POINTER(_abi.Query)
 
-classify_addr = _so.stackinfo_classify_addr
-classify_addr.argtypes = [ctypes.c_int, ctypes.c_uint64, ctypes.c_uint64,
-                          ctypes.POINTER(_abi.Query)]
-classify_addr.restype = ctypes.c_int
+_query_thread = _so.stackinfo_query_thread_sz
+_query_thread.argtypes = [ctypes.c_int, ctypes.c_uint64, _QUERY_P, ctypes.c_size_t]
+_query_thread.restype = ctypes.c_int
 
-# libstackinfo 0.2 (STACKINFO_0.2): the batch
-query_process = _so.stackinfo_query_process
-query_process.argtypes = [ctypes.c_int, ctypes.c_uint64, ctypes.POINTER(_abi.Query),
-                          ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]
-query_process.restype = ctypes.c_int
+_classify_addr = _so.stackinfo_classify_addr_sz
+_classify_addr.argtypes = [ctypes.c_int, ctypes.c_uint64, ctypes.c_uint64, _QUERY_P,
+                           ctypes.c_size_t]
+_classify_addr.restype = ctypes.c_int
+
+_query_process = _so.stackinfo_query_process_sz
+_query_process.argtypes = [ctypes.c_int, ctypes.c_uint64, _QUERY_P, ctypes.c_size_t,
+                           ctypes.POINTER(ctypes.c_size_t), ctypes.c_size_t]
+_query_process.restype = ctypes.c_int
+
+
+def query_thread(tid, flags, q):
+    """stackinfo_query_thread(): @q an _abi.Query."""
+    return _query_thread(tid, flags, q, _QUERY_SIZE)
+
+
+def classify_addr(tid, addr, flags, q):
+    """stackinfo_classify_addr(): @q an _abi.Query."""
+    return _classify_addr(tid, addr, flags, q, _QUERY_SIZE)
+
+
+def query_process(pid, flags, q, n, count):
+    """stackinfo_query_process(): @q an array of @n _abi.Query."""
+    return _query_process(pid, flags, q, n, count, _QUERY_SIZE)

@@ -272,7 +272,7 @@ static int find_target(pid_t tid, uint64_t flags, struct si_target *t)
 	return 0;
 }
 
-static int fallback_query(int backend, pid_t tid, uint64_t flags,
+static int fallback_query(int backend, pid_t tid, uint64_t flags, int maps_fd,
 			  struct si_target *t, struct stackinfo_query *q)
 {
 	struct si_lookup main_l = { .want = true }, sp_l = { 0 };
@@ -307,7 +307,7 @@ static int fallback_query(int backend, pid_t tid, uint64_t flags,
 	}
 	sp_l.addr = sp;
 
-	fd = t->own ? si_open_maps(0) : si_open_maps_at(t->dir);
+	fd = maps_fd >= 0 ? maps_fd : t->own ? si_open_maps(0) : si_open_maps_at(t->dir);
 	if (fd < 0)
 		return fd;
 
@@ -321,7 +321,8 @@ static int fallback_query(int backend, pid_t tid, uint64_t flags,
 		err = si_maps_scan(fd, maps_line, &c);
 		q->map_count = c.count;
 	}
-	close(fd);
+	if (fd != maps_fd)
+		close(fd);
 	if (err)
 		return err;
 
@@ -365,8 +366,14 @@ static int fallback_query(int backend, pid_t tid, uint64_t flags,
 int si_fallback_query(int backend, pid_t tid, uint64_t flags,
 		      struct stackinfo_query *q)
 {
+	return si_fallback_query_fd(backend, tid, flags, -1, q);
+}
+
+int si_fallback_query_fd(int backend, pid_t tid, uint64_t flags, int maps_fd,
+			 struct stackinfo_query *q)
+{
 	struct si_target t;
-	int err = fallback_query(backend, tid, flags, &t, q);
+	int err = fallback_query(backend, tid, flags, maps_fd, &t, q);
 
 	if (t.dir >= 0)
 		close(t.dir);

@@ -89,6 +89,9 @@ int si_module_query_proof(int fd, pid_t tid, uint64_t flags, int proof_fd,
 			  struct stackinfo_query *q);
 int si_fallback_query(int backend, pid_t tid, uint64_t flags,
 		      struct stackinfo_query *q);
+/* The same with @maps_fd, the caller's open maps of @tid's process, if >= 0. */
+int si_fallback_query_fd(int backend, pid_t tid, uint64_t flags, int maps_fd,
+			 struct stackinfo_query *q);
 int si_procmap_covering(int fd, uint64_t addr, bool or_next,
 			uint64_t *start, uint64_t *end, uint64_t *flags);
 
@@ -114,6 +117,23 @@ int si_self_proc_open(void);
 bool si_seccomp_on(void);
 int si_quiet_backend(void);
 int si_query_text(int backend, struct stackinfo_query *q);
+
+/* PID_MAX_LIMIT: no process has more threads, so no larger count is asked */
+#define SI_MAX_THREADS	(1U << 22)
+
+/* process.c: every thread of @pid into @q[0..n), each entry a whole struct */
+int si_query_process(pid_t pid, uint64_t flags, struct stackinfo_query *q,
+		     size_t n, size_t *count);
+
+/*
+ * query.c: the public queries into a caller's struct of @size bytes (void *:
+ * the compat files name 0.1.0's struct stackinfo_query), errno preserved.
+ */
+int si_query_thread_sized(pid_t tid, uint64_t flags, void *q, size_t size);
+int si_classify_addr_sized(pid_t tid, uint64_t addr, uint64_t flags, void *q,
+			   size_t size);
+int si_query_process_sized(pid_t pid, uint64_t flags, void *q, size_t n,
+			   size_t *count, size_t size);
 
 /*
  * mainstack.c: glibc's formula for the main stack from a query (@lse the

@@ -53,6 +53,17 @@ int stackinfo_set_backend(int backend);
 	((int)(((q)->thread_flags & STACKINFO_THREAD_USER_MASK) >> STACKINFO_LIB_BACKEND_SHIFT))
 
 /*
+ * The queries take the size of the caller's struct stackinfo_query: the
+ * library fills min(@size, its own struct's size) bytes of it, zeroes the
+ * rest up to @size, sets q->size to the bytes it filled and clears the
+ * valid bits of fields beyond them; it never touches a byte past @size.
+ * @size below STACKINFO_QUERY_SIZE_VER0, above 4096 or not a multiple of
+ * 8 is refused (-EINVAL). The calls without _sz pass sizeof(*q), so that a
+ * program carries the size of the struct it was built with into every call
+ * and a later, larger struct never writes past it (libstackinfo(3), ABI).
+ */
+
+/*
  * Describe thread @tid (0: the caller; other numbers, and the ids in @q,
  * in the pid namespace of the /proc mount) into @q. @flags:
  * STACKINFO_QUERY_NO_SP (STACKINFO_QUERY_PROOF_FD is the raw ioctl's:
@@ -63,10 +74,17 @@ int stackinfo_set_backend(int backend);
  * process that the module refuses (EACCES; ESRCH under hidepid) is
  * answered by PROCMAP_QUERY or the maps parse for this call, with the
  * kernel's own checks on /proc/<tid>/maps; no proof fd is opened.
- * STACKINFO_LIB_ANSWERED_BY(q) says which backend answered.
+ * STACKINFO_LIB_ANSWERED_BY(q) says which backend answered. On failure
+ * *q is left as it was.
  */
-int stackinfo_query_thread(pid_t tid, uint64_t flags,
-			   struct stackinfo_query *q);
+int stackinfo_query_thread_sz(pid_t tid, uint64_t flags,
+			      struct stackinfo_query *q, size_t size);
+
+static inline int stackinfo_query_thread(pid_t tid, uint64_t flags,
+					 struct stackinfo_query *q)
+{
+	return stackinfo_query_thread_sz(tid, flags, q, sizeof(*q));
+}
 
 /*
  * Every thread of process @pid in one call (0: the caller's process; else
@@ -87,11 +105,19 @@ int stackinfo_query_thread(pid_t tid, uint64_t flags,
  * for its threads), -ESRCH for no such process. Bad input changes
  * nothing: -EFAULT for a NULL @count, or a NULL @q with @n > 0; -EINVAL
  * for any other flag (STACKINFO_LIB_ASYNC_SAFE included); -ESRCH for a
- * negative @pid. Each entry is this header's struct stackinfo_query, its
- * size field the size the backend filled (as for stackinfo_query_thread()).
+ * negative @pid; -EINVAL for a bad @size, or @n entries of @size bytes
+ * that no address space holds. The entries are @size bytes apart, each
+ * filled as stackinfo_query_thread_sz() fills one.
  */
-int stackinfo_query_process(pid_t pid, uint64_t flags, struct stackinfo_query *q,
-			    size_t n, size_t *count);
+int stackinfo_query_process_sz(pid_t pid, uint64_t flags, struct stackinfo_query *q,
+			       size_t n, size_t *count, size_t size);
+
+static inline int stackinfo_query_process(pid_t pid, uint64_t flags,
+					  struct stackinfo_query *q, size_t n,
+					  size_t *count)
+{
+	return stackinfo_query_process_sz(pid, flags, q, n, count, sizeof(*q));
+}
 
 /*
  * A flag of the library's own, for stackinfo_query_thread() and
@@ -117,10 +143,18 @@ int stackinfo_query_process(pid_t pid, uint64_t flags, struct stackinfo_query *q
  * module and the in-tree file classify: the other backends, and kernels
  * from before the classification, answer the rest of the query and leave
  * STACKINFO_VALID_ADDR clear. @flags:
- * STACKINFO_QUERY_NO_SP, STACKINFO_LIB_ASYNC_SAFE.
+ * STACKINFO_QUERY_NO_SP, STACKINFO_LIB_ASYNC_SAFE. A struct too short to
+ * hold addr_vma_flags (@size below STACKINFO_QUERY_SIZE_VER2) gets the rest
+ * of the answer without STACKINFO_VALID_ADDR.
  */
-int stackinfo_classify_addr(pid_t tid, uint64_t addr, uint64_t flags,
-			    struct stackinfo_query *q);
+int stackinfo_classify_addr_sz(pid_t tid, uint64_t addr, uint64_t flags,
+			       struct stackinfo_query *q, size_t size);
+
+static inline int stackinfo_classify_addr(pid_t tid, uint64_t addr, uint64_t flags,
+					  struct stackinfo_query *q)
+{
+	return stackinfo_classify_addr_sz(tid, addr, flags, q, sizeof(*q));
+}
 
 /*
  * The main thread's stack as glibc's pthread_getattr_np() reports it,

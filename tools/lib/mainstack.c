@@ -75,29 +75,37 @@ int si_main_stack(bool quiet, uint64_t *lo, uint64_t *size, uint64_t *vma_lo,
 			err = si_main_stack_from(&q, lse, page, lo, size);
 		goto out;
 	}
-	if (quiet && procmap && si_seccomp_on())
+	if (!procmap) {
+		err = si_query(0, flags, &q);
+		if (!err)
+			err = si_main_stack_from(&q, lse, page, lo, size);
+		goto out;
+	}
+	if (quiet && si_seccomp_on())
 		return -EPERM;
 	/*
 	 * PROCMAP_QUERY finds the VMA below only by a search; the size
 	 * depends on it only if some VMA lies between where the rlimit would
-	 * put the bottom and the stack. Look there first.
+	 * put the bottom and the stack. Look there first, through one open
+	 * of maps for the whole call.
 	 */
-	err = si_query(0, flags | (procmap ? SI_QUERY_NO_MAIN_PREV : 0), &q);
+	fd = si_open_maps(0);
+	if (fd < 0)
+		return fd;
+	err = si_fallback_query_fd(b, 0, flags | SI_QUERY_NO_MAIN_PREV, fd, &q);
 	if (!err)
 		err = si_main_stack_from(&q, lse, page, lo, size);
-	if (!err && procmap) {
-		fd = si_open_maps(0);
-		err = fd < 0 ? fd : si_procmap_covering(fd, *lo, true, &s, &e, &f);
-		if (fd >= 0)
-			close(fd);
+	if (!err) {
+		err = si_procmap_covering(fd, *lo, true, &s, &e, &f);
 		if (err == -ENOENT || (!err && s >= q.main_vma_start)) {
 			err = 0;
 		} else if (!err) {
-			err = si_query(0, flags, &q);
+			err = si_fallback_query_fd(b, 0, flags, fd, &q);
 			if (!err)
 				err = si_main_stack_from(&q, lse, page, lo, size);
 		}
 	}
+	close(fd);
 out:
 	if (err)
 		return err;

@@ -16,9 +16,6 @@
 
 #include "internal.h"
 
-/* PID_MAX_LIMIT: no process has more threads, so no larger count is asked */
-#define SI_MAX_THREADS	(1U << 22)
-
 static void si_mark(int backend, struct stackinfo_query *q, size_t n)
 {
 	size_t i;
@@ -177,8 +174,8 @@ static int si_fallback_batch(int b, pid_t pid, uint64_t flags, struct stackinfo_
 	return 0;
 }
 
-static int si_query_process(pid_t pid, uint64_t flags, struct stackinfo_query *q,
-			    size_t n, size_t *count)
+int si_query_process(pid_t pid, uint64_t flags, struct stackinfo_query *q,
+		     size_t n, size_t *count)
 {
 	int b = si_current_backend(), err;
 
@@ -200,20 +197,4 @@ static int si_query_process(pid_t pid, uint64_t flags, struct stackinfo_query *q
 	if (!pid || (err != -EACCES && err != -ESRCH))
 		return err;
 	return si_fallback_batch(si_fallback_backend(), pid, flags, q, n, count);
-}
-
-SI_EXPORT int stackinfo_query_process(pid_t pid, uint64_t flags, struct stackinfo_query *q,
-				      size_t n, size_t *count)
-{
-	int saved = errno, err;
-
-	if (!count || (!q && n))
-		return -EFAULT;
-	if (flags & ~(uint64_t)STACKINFO_QUERY_NO_SP)
-		return -EINVAL;
-	if (pid < 0)
-		return -ESRCH;
-	err = si_query_process(pid, flags, q, n, count);
-	errno = saved;
-	return err;
 }

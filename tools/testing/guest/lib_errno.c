@@ -92,6 +92,7 @@ int main(void)
 		if (stackinfo_set_backend(backends[b])) {
 			CHECK(errno == SENTINEL, "%s: stackinfo_set_backend failing left errno %d",
 			      name, errno);
+			CHECK(!t_backend_offered(backends[b]), "%s: refused, though the kernel offers it", name);
 			printf("info: %s: not offered here\n", name);
 			continue;
 		}
@@ -113,6 +114,6 @@ int main(void)
 			munmap(below, page);
 	}
 	t_reap(other);
-	CHECK(ran >= 2, "only %d backends", ran);
+	CHECK(ran >= 1, "no backend ran");
 	return t_result();
 }

@@ -282,6 +282,7 @@ int main(void)
 		backend = backends[i];
 		name = stackinfo_backend_name(backend);
 		if (stackinfo_set_backend(backend)) {
+			CHECK(!t_backend_offered(backend), "%s: refused, though the kernel offers it", name);
 			printf("info: %s: not offered here\n", name);
 			continue;
 		}
@@ -293,6 +294,6 @@ int main(void)
 		t_in_child_arg(name, no_fds_left, NULL);
 		printf("info: %s: fds kept, fork, exit, foreign fds, EMFILE\n", name);
 	}
-	CHECK(ran >= 2, "only %d backends", ran);
+	CHECK(ran >= 1, "no backend ran");
 	return t_result();
 }

@@ -49,10 +49,9 @@ static int run(const char *preload, const char *backend, char *const args[],
 		snprintf(st, sizeof(st), "%s=%s",
 			 strcmp(preload, PRELOAD) ? "STACKINFO_PRELOAD_STATX" :
 						    "STACKINFO_PRELOAD_STATS", STATS);
-		snprintf(be, sizeof(be), "STACKINFO_BACKEND=%-13s", backend);
-		/* an unknown backend name falls back to the default choice */
-		if (!*backend)
-			snprintf(be, sizeof(be), "STACKINFO_BACKEND_UNSET=%4s", "");
+		/* both runs of a pair have the same environment */
+		snprintf(be, sizeof(be), "STACKINFO_BACKEND%s=%s", *backend ? "" : "_UNSET",
+			 backend);
 		dup2(p[1], 1);
 		close(p[0]);
 		close(p[1]);

@@ -131,15 +131,38 @@ static const char *fate(int status, char *buf, size_t size)
 	return buf;
 }
 
+/*
+ * Can this kernel install a filter? Not without CONFIG_SECCOMP_FILTER
+ * (debug-5.10 and debug-7.2-rt, built without CONFIG_NET): EINVAL, in a child.
+ */
+static int filters_offered(void)
+{
+	const struct filter none = { "nothing", -1, SECCOMP_RET_ALLOW };
+	int status;
+	pid_t pid = fork();
+
+	if (!pid)
+		_exit(-install(&none));
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -ECHILD;
+	return -WEXITSTATUS(status);
+}
+
 int main(void)
 {
 	t_getattr_fn glibc = t_glibc_getattr(), interposed;
 	struct answer ga[2 * CALLS], ia[2 * CALLS];
 	char why[400], gf[40], inf[40];
-	int gs, is, gn, in, killed = 0, ran = 0;
+	int gs, is, gn, in, killed = 0, ran = 0, err;
 	size_t b, f, k;
 	void *h;
 
+	err = filters_offered();
+	if (err == -EINVAL) {
+		printf("the kernel has no seccomp filters (CONFIG_SECCOMP_FILTER)\n");
+		return 77;
+	}
+	CHECK(!err, "a filter that allows everything: %s", strerror(-err));
 	h = dlopen(PRELOAD, RTLD_NOW | RTLD_LOCAL);
 	interposed = h ? (t_getattr_fn)dlsym(h, "pthread_getattr_np") : NULL;
 	if (!glibc || !interposed) {
@@ -150,6 +173,7 @@ int main(void)
 		const char *name = stackinfo_backend_name(backends[b]);
 
 		if (stackinfo_set_backend(backends[b])) {
+			CHECK(!t_backend_offered(backends[b]), "%s: refused, though the kernel offers it", name);
 			printf("info: %s: not offered here\n", name);
 			continue;
 		}
@@ -182,6 +206,6 @@ int main(void)
 	}
 	/* openat killed: glibc's own call dies, twice a backend */
 	CHECK(killed == 2 * ran, "glibc's call killed %d times, %d expected", killed, 2 * ran);
-	CHECK(ran >= 2, "only %d backends", ran);
+	CHECK(ran >= 1, "no backend ran");
 	return t_result();
 }

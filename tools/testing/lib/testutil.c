@@ -26,6 +26,7 @@
 #include <linux/futex.h>
 
 #include "internal.h"
+#include "compat.h"
 #include "testutil.h"
 
 int t_failures;
@@ -1285,4 +1286,30 @@ pid_t t_in_new_pidns(void (*fn)(void *), void *arg)
 	CHECK(child > 0 && read(p[0], &c, 1) == 1 && c == 'k', "inside the new pid namespace");
 	close(p[0]);
 	return child;
+}
+
+bool t_backend_offered(int backend)
+{
+	struct si_procmap_query pq = { .size = sizeof(pq) };
+	bool ok;
+	int fd;
+
+	switch (backend) {
+	case STACKINFO_BACKEND_MODULE:
+		return !access(STACKINFO_PROC_PATH, F_OK);
+	case STACKINFO_BACKEND_PROC:
+		return !access("/proc/self/stackinfo", F_OK);
+	case STACKINFO_BACKEND_PROCMAP_QUERY:
+		fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return false;
+		pq.query_addr = (uintptr_t)&pq;
+		ok = !ioctl(fd, SI_PROCMAP_QUERY, &pq) && pq.vma_start <= pq.query_addr &&
+		     pq.query_addr < pq.vma_end;
+		close(fd);
+		return ok;
+	case STACKINFO_BACKEND_MAPS:
+		return true;
+	}
+	return false;
 }

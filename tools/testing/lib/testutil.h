@@ -14,26 +14,8 @@
 #include <sys/types.h>
 #include <linux/stackinfo.h>
 
+#include "check.h"
 #include "internal.h"
-
-#define T_SKIP 77
-
-extern int t_failures;
-
-#define CHECK(cond, ...)						\
-	do {								\
-		if (!(cond)) {						\
-			t_failures++;					\
-			fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__,	\
-				__LINE__, #cond);			\
-			fprintf(stderr, __VA_ARGS__);			\
-			fputc('\n', stderr);				\
-		}							\
-	} while (0)
-
-#define CHECK_EQ(a, b)							\
-	CHECK((uint64_t)(a) == (uint64_t)(b), "%s = %#llx, %s = %#llx",	\
-	      #a, (unsigned long long)(a), #b, (unsigned long long)(b))
 
 /* Exit status for the end of main(). */
 int t_result(void);
@@ -112,6 +94,14 @@ int t_write_file(const char *path, const char *text);
 /* Yama's ptrace_scope, -1 where the kernel has no Yama; set it: 0 or -errno. */
 int t_yama_scope(void);
 int t_set_yama_scope(int scope);
+
+/*
+ * Does this kernel offer library backend @backend (STACKINFO_BACKEND_*)?
+ * Decided from the kernel, not by the library: the module's
+ * /proc/stackinfo or the in-tree /proc/self/stackinfo exists; PROCMAP_QUERY
+ * answers for an address of this thread's stack; the maps parse always.
+ */
+bool t_backend_offered(int backend);
 
 /*
  * glibc's own pthread_getattr_np, taken from libc.so.6 by handle so that

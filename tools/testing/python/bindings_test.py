@@ -76,11 +76,14 @@ for cname, value in consts.items():
 
 # 2. the same answers as the C call, read at the C offsets
 lib = ctypes.CDLL("libstackinfo.so.0")
-lib.stackinfo_query_thread.argtypes = [ctypes.c_int, ctypes.c_uint64, ctypes.c_void_p]
-lib.stackinfo_classify_addr.argtypes = [ctypes.c_int, ctypes.c_uint64, ctypes.c_uint64,
-                                        ctypes.c_void_p]
-lib.stackinfo_query_process.argtypes = [ctypes.c_int, ctypes.c_uint64, ctypes.c_void_p,
-                                        ctypes.c_size_t, ctypes.c_void_p]
+# the calls a C program built against the header makes (its inline
+# stackinfo_query_thread() passes sizeof, the C compiler's csize)
+lib.stackinfo_query_thread_sz.argtypes = [ctypes.c_int, ctypes.c_uint64, ctypes.c_void_p,
+                                          ctypes.c_size_t]
+lib.stackinfo_classify_addr_sz.argtypes = [ctypes.c_int, ctypes.c_uint64, ctypes.c_uint64,
+                                           ctypes.c_void_p, ctypes.c_size_t]
+lib.stackinfo_query_process_sz.argtypes = [ctypes.c_int, ctypes.c_uint64, ctypes.c_void_p,
+                                           ctypes.c_size_t, ctypes.c_void_p, ctypes.c_size_t]
 lib.stackinfo_backend_name.restype = ctypes.c_char_p
 
 
@@ -92,20 +95,20 @@ def fields_of(b):
 
 def raw(tid):
     buf = ctypes.create_string_buffer(csize)
-    err = lib.stackinfo_query_thread(tid, 0, buf)
+    err = lib.stackinfo_query_thread_sz(tid, 0, buf, csize)
     return (err, None) if err else (0, fields_of(buf.raw))
 
 
 def raw_classify(tid, addr):
     buf = ctypes.create_string_buffer(csize)
-    err = lib.stackinfo_classify_addr(tid, addr, 0, buf)
+    err = lib.stackinfo_classify_addr_sz(tid, addr, 0, buf, csize)
     return (err, None) if err else (0, fields_of(buf.raw))
 
 
 def raw_process(pid, n=256):
     buf = ctypes.create_string_buffer(csize * n)
     count = ctypes.c_size_t(0)
-    err = lib.stackinfo_query_process(pid, 0, buf, n, ctypes.byref(count))
+    err = lib.stackinfo_query_process_sz(pid, 0, buf, n, ctypes.byref(count), csize)
     if err:
         return err, None
     return 0, [fields_of(buf.raw[i * csize:(i + 1) * csize]) for i in range(count.value)]

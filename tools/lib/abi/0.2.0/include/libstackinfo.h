@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libstackinfo: a thread's stack bounds without reading every mapping.
+ *
+ * Backends, chosen at the first call and reported by stackinfo_backend():
+ * the in-tree /proc/<pid>/stackinfo's ioctl (kernels with
+ * CONFIG_PROC_STACKINFO); the stackinfo module's ioctl on /proc/stackinfo;
+ * PROCMAP_QUERY on /proc/<pid>/maps (Linux 6.11+); a parse of
+ * /proc/<pid>/maps, the first that works in that order. All answer
+ * in the module's struct stackinfo_query, with `valid` saying which fields
+ * the backend could fill. Functions return 0 or a negative errno unless
+ * said otherwise; all are thread-safe and fork-safe. See libstackinfo(3).
+ */
+#ifndef LIBSTACKINFO_H
+#define LIBSTACKINFO_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <linux/stackinfo.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define LIBSTACKINFO_VERSION	"0.2.0"
+
+enum stackinfo_backend {
+	STACKINFO_BACKEND_MODULE = 1,		/* STACKINFO_IOC_QUERY */
+	STACKINFO_BACKEND_PROCMAP_QUERY = 2,	/* PROCMAP_QUERY, 6.11+ */
+	STACKINFO_BACKEND_MAPS = 3,		/* parse /proc/<pid>/maps */
+	STACKINFO_BACKEND_PROC = 4,		/* /proc/<pid>/stackinfo's ioctl */
+};
+
+/* The backend in use, choosing it if no call has yet. */
+int stackinfo_backend(void);
+/* "module", "procmap_query", "maps", "proc", or NULL for an unknown number. */
+const char *stackinfo_backend_name(int backend);
+/*
+ * Use @backend from now on (tests, benchmarks): 0, -EINVAL for an unknown
+ * one, -EOPNOTSUPP when this kernel cannot do it.
+ */
+int stackinfo_set_backend(int backend);
+
+/*
+ * The backend that answered a query, in the bits of q->thread_flags the
+ * kernel leaves to userspace (STACKINFO_THREAD_USER_MASK).
+ */
+#define STACKINFO_LIB_BACKEND_SHIFT	24
+#define STACKINFO_LIB_BACKEND_FLAGS(b)	((uint32_t)(b) << STACKINFO_LIB_BACKEND_SHIFT)
+#define STACKINFO_LIB_ANSWERED_BY(q) \
+	((int)(((q)->thread_flags & STACKINFO_THREAD_USER_MASK) >> STACKINFO_LIB_BACKEND_SHIFT))
+
+/*
+ * Describe thread @tid (0: the caller; other numbers, and the ids in @q,
+ * in the pid namespace of the /proc mount) into @q. @flags:
+ * STACKINFO_QUERY_NO_SP (STACKINFO_QUERY_PROOF_FD is the raw ioctl's:
+ * -EINVAL here). The module backend fills every field; the others fill
+ * what /proc shows: map_count only by the maps backend, GROWSDOWN and
+ * guard_gap never, another thread's SP only where /proc/<tid>/syscall may
+ * be read and the thread is blocked. With the module, a thread of another
+ * process that the module refuses (EACCES; ESRCH under hidepid) is
+ * answered by PROCMAP_QUERY or the maps parse for this call, with the
+ * kernel's own checks on /proc/<tid>/maps; no proof fd is opened.
+ * STACKINFO_LIB_ANSWERED_BY(q) says which backend answered.
+ */
+int stackinfo_query_thread(pid_t tid, uint64_t flags,
+			   struct stackinfo_query *q);
+
+/*
+ * Every thread of process @pid in one call (0: the caller's process; else
+ * any of its threads, numbered as stackinfo_query_thread() numbers them):
+ * @q[0] to @q[*count - 1] get what stackinfo_query_thread() answers for
+ * each thread, q[i].tid its number, in the kernel's order of the threads
+ * (that of /proc/<pid>/task). @flags: STACKINFO_QUERY_NO_SP. The module and
+ * the in-tree file answer in one STACKINFO_IOC_QUERY_THREADS; the other
+ * backends, and the module or the in-tree file refusing another process
+ * (EACCES; ESRCH under hidepid), ask each thread /proc/<pid>/task lists in
+ * turn, as stackinfo_query_thread() would. A thread that exits meanwhile,
+ * or that is refused while another of its process is answered, is left
+ * out. Returns 0 with *count the entries written (one at least); -ERANGE
+ * when the process has more than @n threads, with *count the number there
+ * are and @q untouched (@n 0 and @q NULL ask just that; threads started
+ * meanwhile may still need a larger array); on any other failure *count
+ * is 0: the refusal of the process (as stackinfo_query_thread() gives it
+ * for its threads), -ESRCH for no such process. Bad input changes
+ * nothing: -EFAULT for a NULL @count, or a NULL @q with @n > 0; -EINVAL
+ * for any other flag (STACKINFO_LIB_ASYNC_SAFE included); -ESRCH for a
+ * negative @pid. Each entry is this header's struct stackinfo_query, its
+ * size field the size the backend filled (as for stackinfo_query_thread()).
+ */
+int stackinfo_query_process(pid_t pid, uint64_t flags, struct stackinfo_query *q,
+			    size_t n, size_t *count);
+
+/*
+ * A flag of the library's own, for stackinfo_query_thread() and
+ * stackinfo_classify_addr(): answer only in ways that are async-signal-safe
+ * (no malloc, no lock, no stdio, no fd opened), so that a signal handler
+ * may call them: about the caller (tid 0), through the module's or the
+ * in-tree file's ioctl on the fd an earlier call opened; else
+ * -EOPNOTSUPP. Call stackinfo_backend() once before, outside the handler.
+ * Every call preserves errno.
+ */
+#define STACKINFO_LIB_ASYNC_SAFE	(1ULL << 61)
+
+/*
+ * q->ss_flags holds the kernel's SS_* bits; <linux/signal.h>'s
+ * SS_AUTODISARM, which glibc's <signal.h> (2.36) does not define:
+ */
+#define STACKINFO_SS_AUTODISARM		(1U << 31)
+
+/*
+ * Where @addr is for thread @tid (as stackinfo_query_thread() names it):
+ * the query with STACKINFO_QUERY_ADDR, q->addr_class and q->addr_vma_*
+ * valid with STACKINFO_VALID_ADDR (STACKINFO_VALID_ADDR_VMA). Only the
+ * module and the in-tree file classify: the other backends, and kernels
+ * from before the classification, answer the rest of the query and leave
+ * STACKINFO_VALID_ADDR clear. @flags:
+ * STACKINFO_QUERY_NO_SP, STACKINFO_LIB_ASYNC_SAFE.
+ */
+int stackinfo_classify_addr(pid_t tid, uint64_t addr, uint64_t flags,
+			    struct stackinfo_query *q);
+
+/*
+ * The main thread's stack as glibc's pthread_getattr_np() reports it,
+ * computed from the kernel's raw values: *stackaddr is the lowest address,
+ * as pthread_attr_getstack() gives it.
+ */
+int stackinfo_main_stack(void **stackaddr, size_t *stacksize);
+
+/*
+ * A drop-in for pthread_getattr_np(): the main thread's attributes are
+ * built from stackinfo_main_stack() and are identical to glibc's (stack
+ * address, size and guard size); any other thread goes to glibc. "Main"
+ * is glibc's initial thread, as glibc decides it: not the only thread of
+ * a child that a worker thread fork()ed (glibc gives it that worker's
+ * stack), though the kernel calls it the group leader. Like
+ * pthread_getattr_np() it returns 0 or a positive error number.
+ */
+int stackinfo_pthread_getattr_np(pthread_t thread, pthread_attr_t *attr);
+
+/*
+ * glibc's formula for the main thread's stack (nptl's pthread_getattr_np):
+ * @stack_end is __libc_stack_end, @vma_end the end of the mapping holding
+ * it, @prev_end the end of the mapping below that (0 for none), @rlim_cur
+ * RLIMIT_STACK's soft limit. Sets the lowest address and the size.
+ */
+void stackinfo_glibc_main_stack(uint64_t stack_end, uint64_t vma_end,
+				uint64_t prev_end, uint64_t rlim_cur,
+				uint64_t pagesize, uint64_t *stackaddr,
+				uint64_t *stacksize);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LIBSTACKINFO_H */
