@@ -2,8 +2,13 @@
 /*
  * pthread_getstack_np(): a thread's stack, async-signal-safe, with LLVM
  * libc's signature and semantics (llvm-project's
- * libc/src/pthread/pthread_getstack_np.h; pthread_getstack_np(3)), except
- * that the initial thread gets its real answer where the kernel gives it.
+ * libc/src/pthread/pthread_getstack_np.h, its .cpp and
+ * libc/test/integration/src/pthread/pthread_getstack_np_test.cpp: another
+ * thread's stack as its attributes say, a stack of pthread_attr_setstack()
+ * exactly; the main thread's PTHREAD_STACK_DYNAMIC_NP (0) with a
+ * page-aligned base above the caller's frames; NULL pointers crash there;
+ * pthread_getstack_np(3)), except that the initial thread gets its real
+ * answer where the kernel gives it, and NULL is EFAULT.
  *
  * A thread with a stack of its own: what its C library's descriptor says
  * (si_thread_stack()), which is pthread_getattr_np()'s answer. The initial
