@@ -259,8 +259,9 @@ static struct file *access_proc_caller(struct kunit *test,
 /*
  * The kernel's own check, asked as the caller through its /proc mount:
  * root (this kthread) may open init's maps and read its personality;
- * uid 1000 without capabilities may do neither, nor may it for kthreadd,
- * whose maps opens for anyone (it has no mm), its personality not.
+ * uid 1000 without capabilities may do neither; kthreadd's maps opens
+ * for anyone, but it has no mm, and an open about no mm is no grant:
+ * what it tells is that there is no user stack (-ENOENT).
  */
 static void access_kernel_check(struct kunit *test)
 {
@@ -287,7 +288,9 @@ static void access_kernel_check(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, stackinfo_kernel_grant(&c, a.init, false, &nr),
 			-EACCES);
 	KUNIT_EXPECT_EQ(test, stackinfo_kernel_grant(&c, kthreadd, true, &nr),
-			STACKINFO_GRANT_NO_SP);
+			-ENOENT);
+	KUNIT_EXPECT_EQ(test, stackinfo_kernel_grant(&c, kthreadd, false, &nr),
+			-ENOENT);
 	put_task_struct(kthreadd);
 	stackinfo_caller_put(&c);
 	filp_close(f, NULL);

@@ -12,9 +12,11 @@
  * as "key value" lines in a fixed order (stackinfo(4)); addresses are
  * written as /proc/<pid>/maps writes them, "-" stands for a value there is
  * no answer for, or that the reader may not see. The text is made by
- * seq_file at a read at offset 0; a read that continues at a later offset
- * continues that text (the text is under a page: one read() of it is
- * whole). stackinfo(4) says so.
+ * seq_file at a read at offset 0 (the text is under a page: one read() of
+ * it is whole). The kernel's file describes its own thread, and a read
+ * that continues at a later offset continues that text whoever reads on,
+ * as /proc/<pid>/syscall's does; the module's describes its reader, and
+ * goes on only for that reader (module/procfs.c). stackinfo(4) says so.
  */
 #include <linux/build_bug.h>
 #include <linux/stddef.h>
@@ -318,7 +320,9 @@ stackinfo_ioctl_threads(const struct file *file,
 	/* the input was good: from here on, count says what was written */
 	if (a.pid) {
 		leader = stackinfo_get_task(&c, a.pid);
-		err = leader ? 0 : -ESRCH;
+		err = PTR_ERR_OR_ZERO(leader);
+		if (err)
+			leader = NULL;
 	} else {
 		leader = get_task_struct(c.file_task ?: current);
 	}

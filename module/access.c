@@ -25,6 +25,11 @@
  *    Each file opened must be on that very mount and have procfs's
  *    file_operations for it, learnt at init: anything mounted over it (a
  *    user namespace may mount) proves nothing.
+ *    An open is a grant only about a live mm: maps opens for anyone when
+ *    the thread has none (a zombie, an exiting thread, a kernel thread),
+ *    so the thread must have an mm before the opens and after them
+ *    (stackinfo_kernel_grant()), and a batch keeps and reuses only such
+ *    an answer (module/query.c).
  *    An exec between that check and the look would put another image
  *    behind the answer: the look compares the task's self_exec_id, read
  *    under exec_update_lock before the check, and the number the check
@@ -196,6 +201,9 @@ int stackinfo_caller_get(struct stackinfo_caller *c, const struct file *file,
 		c->proc_root.mnt = file->f_path.mnt;
 		c->proc_root.dentry = file->f_path.mnt->mnt_root;
 		c->ns = proc_sb_info(file_inode(file)->i_sb)->pid_ns;
+		/* only a mount of the whole of /proc has the <tid> directories */
+		c->blind = c->proc_root.dentry !=
+			   file->f_path.mnt->mnt_sb->s_root;
 	} else {
 		c->ns = task_active_pid_ns(current);
 	}
@@ -365,40 +373,78 @@ static int stackinfo_kernel_errno(long err)
 	}
 }
 
+/* Has @task a user mm, the one maps would show? */
+static bool stackinfo_has_user_mm(struct task_struct *task)
+{
+	bool has;
+
+	/* exit_mm() and exec_mmap() change task->mm under task_lock() */
+	task_lock(task);
+	has = !(task->flags & PF_KTHREAD) && task->mm;
+	task_unlock(task);
+	return has;
+}
+
+/*
+ * @grant, the kernel's answer about @task, if @task had a user mm before
+ * it was asked (@had_mm) and has one still; else what the answer proves.
+ */
+static int stackinfo_about_mm(struct task_struct *task, bool had_mm,
+			      enum stackinfo_grant grant)
+{
+	if (had_mm && stackinfo_has_user_mm(task))
+		return grant;
+	return (task->flags & PF_KTHREAD) ? -ENOENT : -ESRCH;
+}
+
 /*
  * What the kernel itself grants the caller about thread @task of another
  * process, asked as the caller's own opens would ask (see the top of this
  * file): STACKINFO_GRANT_NO_SP when "<tid>/maps" opens on @c's /proc mount,
  * STACKINFO_GRANT_ALL when, @want_sp, "<tid>/syscall" reads too; else the
  * refusal: -EACCES, or -ESRCH where the mount shows no such thread to the
- * caller (also hidepid=invisible), -EINTR on a fatal signal. Sleeps; the
- * caller holds no lock. Its reference on @task pins the task_struct only:
- * *@nr is the number the opens looked up (read here under RCU, 0 once the
- * thread is released), and the caller must find it still naming @task
- * under exec_update_lock afterwards (de_thread() hands a thread's number
- * to another task before exec takes that lock).
+ * caller (also hidepid=invisible), -EINTR on a fatal signal.
+ *
+ * Only an answer about a live mm is a grant. maps opens for anyone when
+ * the thread has no mm (mm_access() says -ESRCH, which proc_mem_open()
+ * turns into a NULL mm and a successful open: 5.10, 6.12 and 7.2 alike),
+ * and lock_trace()'s check skips the dumpable test without one. So @task
+ * must have a user mm before the opens and still have one after them: a
+ * task loses its mm only in exit_mm(), for good, and exec swaps one mm
+ * for another, never for none, so it had one at every moment between,
+ * and the checks saw it. Otherwise the open proves only that there is no
+ * mm to show, which is what it tells anyone: -ENOENT for a kernel thread,
+ * -ESRCH for any other thread (a zombie, an exiting thread).
+ *
+ * Sleeps; the caller holds no lock. Its reference on @task pins the
+ * task_struct only: *@nr is the number the opens looked up (read here
+ * under RCU, 0 once the thread is released), and the caller must find it
+ * still naming @task under exec_update_lock afterwards (de_thread() hands
+ * a thread's number to another task before exec takes that lock).
  */
 int stackinfo_kernel_grant(const struct stackinfo_caller *c,
 			   struct task_struct *task, bool want_sp, pid_t *nr)
 {
 	struct file *f;
+	bool had_mm;
 	char buf[64];
 	ssize_t n;
 
 	*nr = 0;
-	/* only a mount of the whole of /proc has the <tid> directories */
-	if (!c->file || c->proc_root.dentry != c->proc_root.mnt->mnt_sb->s_root)
+	/* no <tid> directories to open (stackinfo_caller_get()) */
+	if (!c->file || c->blind)
 		return -EACCES;
 	*nr = task_pid_nr_ns(task, c->ns);
 	if (!*nr)
 		return -ESRCH;
+	had_mm = stackinfo_has_user_mm(task);
 
 	f = stackinfo_proc_open(c, *nr, "maps", stackinfo_maps_fops);
 	if (IS_ERR(f))
 		return stackinfo_kernel_errno(PTR_ERR(f));
 	fput(f);
 	if (!want_sp)
-		return STACKINFO_GRANT_NO_SP;
+		return stackinfo_about_mm(task, had_mm, STACKINFO_GRANT_NO_SP);
 
 	/*
 	 * syscall itself: its mode (0400, root's when not dumpable), its path
@@ -414,9 +460,9 @@ int stackinfo_kernel_grant(const struct stackinfo_caller *c,
 		fput(f);
 	}
 	if (n == -EPERM || n == -EACCES)
-		return STACKINFO_GRANT_NO_SP;
+		return stackinfo_about_mm(task, had_mm, STACKINFO_GRANT_NO_SP);
 	if (n < 0)
 		return stackinfo_kernel_errno(n);
-	return STACKINFO_GRANT_ALL;
+	return stackinfo_about_mm(task, had_mm, STACKINFO_GRANT_ALL);
 }
 EXPORT_SYMBOL_IF_KUNIT(stackinfo_kernel_grant);

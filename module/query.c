@@ -189,7 +189,16 @@ static void stackinfo_look_walk(struct mm_struct *mm, unsigned long sp,
 	l->map_count = data_race(mm->map_count);
 	/* also by prctl(PR_SET_MM) under the read lock: one read, used once */
 	l->start_stack = READ_ONCE(mm->start_stack);
-	stackinfo_vma_walk(mm, l->start_stack, &l->main_vma);
+	/*
+	 * The VMA maps labels [stack]: vm_start <= start_stack <= vm_end
+	 * (vma_is_initial_stack(); is_stack() on 5.10 and 6.1). The one holding
+	 * start_stack, else the one ending there (what was above it unmapped).
+	 */
+	if (stackinfo_vma_walk(mm, l->start_stack, &l->main_vma) &&
+	    l->start_stack &&
+	    (stackinfo_vma_walk(mm, l->start_stack - 1, &l->main_vma) ||
+	     l->main_vma.end != l->start_stack))
+		memset(&l->main_vma, 0, sizeof(l->main_vma));
 	stackinfo_prof(STACKINFO_STEP_WALK_MAIN);
 	/* the main thread's SP is nearly always in its main stack: one walk */
 	if (have_sp && l->main_vma.found && sp >= l->main_vma.start &&
@@ -276,24 +285,32 @@ VISIBLE_IF_KUNIT int stackinfo_look(struct mm_struct *mm, unsigned long sp,
 EXPORT_SYMBOL_IF_KUNIT(stackinfo_look);
 
 /*
- * Thread @tid (not 0) of @c's pid namespace, referenced; NULL if none, or
- * if @c asks through a file about one process and @tid is not of it.
+ * Thread @tid (not 0) of @c's pid namespace, referenced; ERR_PTR(-ESRCH)
+ * if none, or if @c asks through a file about one process and @tid is not
+ * of it. Through a blind file (c->blind) the refusal of other processes
+ * comes first and alike for every tid: ERR_PTR(-EACCES) for one that names
+ * no thread of the caller's process, found or not; with a proof fd, which
+ * may still grant another process's thread, for one that names no thread
+ * (stackinfo_grant() judges one that does).
  */
 struct task_struct *stackinfo_get_task(const struct stackinfo_caller *c,
 				       pid_t tid)
 {
+	int none = c->blind ? -EACCES : -ESRCH;
 	struct task_struct *task;
 
 	if (tid <= 0 || tid > PID_MAX_LIMIT)
-		return NULL;
+		return ERR_PTR(none);
 	rcu_read_lock();
 	task = pid_task(find_pid_ns(tid, c->ns), PIDTYPE_PID);
 	if (task && c->file_task && !same_thread_group(task, c->file_task))
 		task = NULL;
+	if (task && c->blind && !c->proof && !same_thread_group(task, current))
+		task = NULL;
 	if (task)
 		get_task_struct(task);
 	rcu_read_unlock();
-	return task;
+	return task ?: ERR_PTR(none);
 }
 EXPORT_SYMBOL_IF_KUNIT(stackinfo_get_task);
 
@@ -379,7 +396,10 @@ static struct mm_struct *stackinfo_task_mm(struct task_struct *task,
  * credentials, its mm (one for the whole process) and its thread group,
  * so a thread whose real_cred is that very cred gets the very answer, and
  * a batch of one process asks the kernel once, not twice a thread (every
- * open kept until the ioctl returns, as fput() defers). The reference on
+ * open kept until the ioctl returns, as fput() defers). Only a grant about
+ * a live mm is kept: stackinfo_kernel_grant() gives none about a thread
+ * without one (a zombie leader's maps opens for anyone), and the thread
+ * must still have its mm under the lock afterwards. The reference on
  * the remembered cred keeps its address from naming other credentials;
  * credentials are never changed in place, and exec installs new ones.
  * Under exec_update_lock.
@@ -488,7 +508,8 @@ static int stackinfo_target_get(const struct stackinfo_caller *c,
 		 */
 		if (tries &&
 		    (asked < 0 || stackinfo_still(c, task, exec_id, nr))) {
-			if (asked >= 0)
+			/* only a grant about a live mm is worth remembering */
+			if (asked >= 0 && mm)
 				stackinfo_remember(c, task, cred, asked);
 			grant = max_t(int, grant, asked);
 			break;
@@ -873,8 +894,8 @@ int stackinfo_query(const struct stackinfo_caller *c, struct stackinfo_query *q)
 	if (!q->tid)
 		return stackinfo_query_task(c, c->file_task ?: current, q);
 	task = stackinfo_get_task(c, q->tid);
-	if (!task)
-		return -ESRCH;
+	if (IS_ERR(task))
+		return PTR_ERR(task);
 	err = stackinfo_query_task(c, task, q);
 	put_task_struct(task);
 	return err;
@@ -883,7 +904,8 @@ EXPORT_SYMBOL_IF_KUNIT(stackinfo_query);
 
 /*
  * The first thread of @task's process that still has an mm, referenced,
- * with that mm (mmget), under exec_update_lock (held by the caller).
+ * with that mm (mmget: its address names no other mm while we hold it),
+ * under exec_update_lock (held by the caller).
  */
 static struct task_struct *stackinfo_thread_with_mm(struct task_struct *task,
 						    struct mm_struct **mmp)
@@ -908,48 +930,83 @@ static struct task_struct *stackinfo_thread_with_mm(struct task_struct *task,
 }
 
 /*
+ * Does @t still have @mm and the number @nr the kernel was asked by? Then
+ * it had them all along (a task never gets back a lost mm or number), and
+ * the kernel's answer was about @mm. @mm is pinned by the caller (mmget),
+ * @t by its reference; under exec_update_lock, which exec_mmap() takes to
+ * change @t's mm.
+ */
+static bool stackinfo_still_has(const struct stackinfo_caller *c,
+				struct task_struct *t, struct mm_struct *mm,
+				pid_t nr)
+{
+	bool same;
+
+	task_lock(t);
+	same = t->mm == mm;
+	task_unlock(t);
+	return same && task_pid_nr_ns(t, c->ns) == nr;
+}
+
+/*
  * May @c learn anything about the process @task belongs to? 0, or the
  * refusal: the batch ioctl asks this before it counts threads. It asks
  * about the first thread that still has an mm (the leader may have
  * exited): a proof fd is compared with that mm, and the kernel is asked
- * about that thread, which is referenced while it is asked; when it has
- * exited meanwhile, about the next one. Each thread's answer is then
- * granted on its own (stackinfo_query_task()).
+ * about that thread, which is referenced while it is asked. The kernel's
+ * "yes" is a grant only if that thread still has that mm and number under
+ * exec_update_lock afterwards; when it lost either meanwhile (it exited,
+ * or exec'd), the next thread with an mm is asked, four times at most
+ * (-EAGAIN). Each thread's answer is then granted on its own
+ * (stackinfo_query_task()).
  */
 int stackinfo_process_grant(const struct stackinfo_caller *c,
 			    struct task_struct *task)
 {
-	struct task_struct *with_mm, *asked;
+	/* pinned by the reference on @task, as task->signal is */
+	struct rw_semaphore *exec_lock = &task->signal->exec_update_lock;
+	struct task_struct *with_mm;
 	enum stackinfo_grant grant;
 	struct mm_struct *mm;
 	unsigned int tries;
 	int err = -ESRCH;
+	bool retry;
 	pid_t nr;
 
 	if (same_thread_group(task, current))
 		return 0;
 	for (tries = 0; tries < STACKINFO_EXEC_TRIES; tries++) {
-		err = down_read_killable(&task->signal->exec_update_lock);
+		err = down_read_killable(exec_lock);
 		if (err)
 			return err;
 		with_mm = stackinfo_thread_with_mm(task, &mm);
 		grant = stackinfo_grant(c, task, mm);
-		up_read(&task->signal->exec_update_lock);
-		if (mm)
-			mmput(mm);
-		asked = with_mm ? with_mm : task;
+		up_read(exec_lock);
 		if (grant != STACKINFO_GRANT_NONE)
 			err = 0;
 		else if (c->ask_kernel)
-			err = c->ask_kernel(c, asked, false, &nr);
+			err = c->ask_kernel(c, with_mm ?: task, false, &nr);
 		else
 			err = -EACCES;
 		/* allowed to know: no user stack anywhere in it */
 		if (err >= 0 && !with_mm)
 			err = (task->flags & PF_KTHREAD) ? -ENOENT : -ESRCH;
+		/* the kernel's yes: about the mm @with_mm had when picked? */
+		if (err >= 0 && grant == STACKINFO_GRANT_NONE) {
+			err = down_read_killable(exec_lock);
+			if (!err) {
+				if (!stackinfo_still_has(c, with_mm, mm, nr))
+					err = -EAGAIN;
+				up_read(exec_lock);
+			}
+		}
+		/* the thread asked about exited, or exec'd: ask the next */
+		retry = with_mm && (err == -ESRCH || err == -EAGAIN);
+		if (mm)
+			mmput(mm);
 		if (with_mm)
 			put_task_struct(with_mm);
-		if (err != -ESRCH || !with_mm)
+		if (!retry)
 			break;
 	}
 	return err < 0 ? err : 0;

@@ -62,7 +62,7 @@ struct stackinfo_look {
 	struct stackinfo_addr at; /* about addr, if wanted */
 	unsigned long start_stack;
 	int map_count;
-	struct stackinfo_vma main_vma; /* the VMA holding start_stack */
+	struct stackinfo_vma main_vma; /* maps' [stack]: holds start_stack or ends there */
 	struct stackinfo_vma sp_vma; /* the VMA holding the SP, if asked */
 };
 
@@ -101,6 +101,15 @@ struct stackinfo_caller {
 	struct mm_struct *proof_mm; /* its mm (kept by the open file) */
 	enum stackinfo_grant proof_grant;
 	struct stackinfo_asked *asked; /* a batch's memo, else NULL */
+	/*
+	 * The file is not on the whole of a /proc mount (a bind mount of the
+	 * file alone): it has no <tid> directories to ask the kernel with,
+	 * and its mount's pid namespace knows nothing of hidepid. A tid that
+	 * names no thread of the caller's process is refused (-EACCES)
+	 * whether it names another process's thread or none; only a proof fd
+	 * may grant another process's thread there.
+	 */
+	bool blind;
 	stackinfo_ask_fn ask_kernel; /* NULL: stackinfo_grant() is final */
 	/*
 	 * The thread a /proc/<pid>/stackinfo file is about (referenced):

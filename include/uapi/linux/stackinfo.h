@@ -76,7 +76,7 @@
 /*
  * stackinfo_query.stack_kind (out): what the stack the thread's SP is on
  * is, first match wins: its sigaltstack (the SP as on_sig_stack() would
- * test it, whatever SS_AUTODISARM says), the VMA holding start_stack, a
+ * test it, whatever SS_AUTODISARM says), main_vma, a
  * VMA with a PROT_NONE VMA right below it (a guarded thread stack, as glibc
  * and most runtimes allocate them), or something the kernel cannot name
  * (a fiber's stack, an SS_AUTODISARM handler's sigaltstack, which the
@@ -130,9 +130,13 @@ struct stackinfo_query {
 	__u32 thread_flags;	/* out: STACKINFO_THREAD_* */
 	__u32 map_count;	/* out: number of VMAs in its mm */
 
-	/* The main thread's stack: where the kernel put argv/envp at exec. */
+	/*
+	 * The main thread's stack: where the kernel put argv/envp at exec,
+	 * and main_vma, the VMA /proc/<pid>/maps labels [stack]: the one
+	 * holding start_stack, else the one ending exactly there.
+	 */
 	__u64 start_stack;	/* out: mm->start_stack */
-	__u64 main_vma_start;	/* out: the VMA holding start_stack */
+	__u64 main_vma_start;	/* out */
 	__u64 main_vma_end;	/* out */
 	__u64 main_vma_flags;	/* out: STACKINFO_VMA_* */
 	__u64 main_prev_end;	/* out: end of the VMA below main_vma_start */

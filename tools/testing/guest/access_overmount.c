@@ -45,11 +45,9 @@ static int real_readable(int proc_dir, pid_t pid, const char *file)
 
 static int user_side(pid_t victim)
 {
-	char map[64], path[64], fake[] = "/tmp/access-overmount-fake";
+	char path[64], fake[] = "/tmp/access-overmount-fake";
 	struct stackinfo_query q;
 	int proc_dir, fd, err, mounted = 0;
-	uid_t uid = getuid();
-	gid_t gid = getgid();
 
 	proc_dir = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	CHECK(proc_dir >= 0, "open /proc");
@@ -59,17 +57,11 @@ static int user_side(pid_t victim)
 	CHECK(fd >= 0 && write(fd, "00400000-00401000 r--p 0 0:0 0\n", 31) == 31,
 	      "the fake file");
 	close(fd);
-	if (unshare(CLONE_NEWUSER | CLONE_NEWNS)) {
-		printf("access_overmount: no user namespace for uid 1000: %s\n", strerror(errno));
+	err = t_user_mount_ns();
+	if (err) {
+		printf("access_overmount: no user namespace for uid 1000: %s\n", strerror(-err));
 		return T_SKIP;
 	}
-	snprintf(map, sizeof(map), "0 %u 1\n", (unsigned int)uid);
-	CHECK(!t_write_file("/proc/self/setgroups", "deny"), "setgroups");
-	CHECK(!t_write_file("/proc/self/uid_map", map), "uid_map");
-	snprintf(map, sizeof(map), "0 %u 1\n", (unsigned int)gid);
-	CHECK(!t_write_file("/proc/self/gid_map", map), "gid_map");
-	CHECK(!mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), "MS_PRIVATE: %s",
-	      strerror(errno));
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)victim);
 	mounted += !mount(fake, path, NULL, MS_BIND, NULL);

@@ -29,36 +29,6 @@ static const uint64_t want_self =
 	STACKINFO_VALID_SP | STACKINFO_VALID_SP_VMA | STACKINFO_VALID_SP_PREV |
 	STACKINFO_VALID_RLIMIT | STACKINFO_VALID_GUARD_GAP;
 
-/* startstack, field 28 of /proc/self/stat; read without allocating. */
-static uint64_t stat_start_stack(void)
-{
-	char buf[4096], *p;
-	unsigned long long v = 0;
-	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-	int field;
-
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	p = strrchr(buf, ')');	/* comm may hold spaces */
-	if (!p)
-		return 0;
-	/* field 3 follows ") " */
-	for (field = 3, p += 2; p && field < 28; field++) {
-		p = strchr(p, ' ');
-		if (p)
-			p++;
-	}
-	if (p)
-		sscanf(p, "%llu", &v);
-	return v;
-}
-
 static uint64_t rlim_u64(rlim_t v)
 {
 	return v == RLIM_INFINITY ? STACKINFO_RLIM_INFINITY : v;
@@ -101,7 +71,7 @@ static void check_self(const char *what, const struct stackinfo_query *q,
 	CHECK(q->thread_flags & STACKINFO_THREAD_SELF, "%s: not SELF", what);
 	CHECK_EQ(q->map_count, maps_vma_count(&maps));
 
-	CHECK_EQ(q->start_stack, stat_start_stack());
+	CHECK_EQ(q->start_stack, t_stat_start_stack());
 	check_vma(what, q->start_stack, q->main_vma_start, q->main_vma_end,
 		  q->main_vma_flags, q->main_prev_end);
 	e = maps_find(&maps, q->start_stack, NULL);

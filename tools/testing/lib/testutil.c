@@ -49,6 +49,36 @@ double t_now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* startstack, field 28 of /proc/self/stat; read without allocating. */
+uint64_t t_stat_start_stack(void)
+{
+	char buf[4096], *p;
+	unsigned long long v = 0;
+	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+	int field;
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');	/* comm may hold spaces */
+	if (!p)
+		return 0;
+	/* field 3 follows ") " */
+	for (field = 3, p += 2; p && field < 28; field++) {
+		p = strchr(p, ' ');
+		if (p)
+			p++;
+	}
+	if (p)
+		sscanf(p, "%llu", &v);
+	return v;
+}
+
 int t_module_load(const char *params)
 {
 	int fd = open(T_MODULE_KO, O_RDONLY | O_CLOEXEC), err;
@@ -75,6 +105,24 @@ int t_write_file(const char *path, const char *text)
 }
 
 #define T_YAMA_SCOPE "/proc/sys/kernel/yama/ptrace_scope"
+
+int t_user_mount_ns(void)
+{
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+	char map[64];
+
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS))
+		return -errno;
+	snprintf(map, sizeof(map), "0 %u 1\n", (unsigned int)uid);
+	CHECK(!t_write_file("/proc/self/setgroups", "deny"), "setgroups");
+	CHECK(!t_write_file("/proc/self/uid_map", map), "uid_map");
+	snprintf(map, sizeof(map), "0 %u 1\n", (unsigned int)gid);
+	CHECK(!t_write_file("/proc/self/gid_map", map), "gid_map");
+	CHECK(!mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), "MS_PRIVATE: %s",
+	      strerror(errno));
+	return 0;
+}
 
 int t_yama_scope(void)
 {

@@ -84,6 +84,9 @@ pid_t t_gettid(void);
 /* CLOCK_MONOTONIC in seconds. */
 double t_now(void);
 
+/* startstack, field 28 of /proc/self/stat (read without allocating); 0 if unreadable. */
+uint64_t t_stat_start_stack(void);
+
 /* Where the guest has the module, to load it again after an unload. */
 #define T_MODULE_KO "/stackinfo/stackinfo.ko"
 /* finit_module() of T_MODULE_KO with @params ("" for none): 0 or -errno. */
@@ -91,6 +94,12 @@ int t_module_load(const char *params);
 
 /* Write @text to the file @path (a /proc or /sys knob): 0 or -errno. */
 int t_write_file(const char *path, const char *text);
+/*
+ * A user and a mount namespace of the caller's own, its uid and gid mapped
+ * to 0 there, every mount private: 0, or -errno where unshare() refuses
+ * (then nothing changed); a failure after it is a CHECK.
+ */
+int t_user_mount_ns(void);
 /* Yama's ptrace_scope, -1 where the kernel has no Yama; set it: 0 or -errno. */
 int t_yama_scope(void);
 int t_set_yama_scope(int scope);
