@@ -29,6 +29,9 @@
 #   make tools-arm64  what an arm64 guest runs, cross-built with clang into
 #                   build-arm64/ (vm-run --kernel debug-6.12-arm64)
 #   make check-arm64  the guest tests in the arm64 debug kernel's guest
+#   make tools-musl  the library, the CLI and the library's tests that need
+#                   no glibc, static, with Debian's musl-gcc into build-musl/
+#                   (make tools builds them: the guests run the tests)
 #   make check-extra  the x86 kernels make check leaves out for its time
 #                   budget (debug-6.1), as make check holds each kernel
 #   make clean
@@ -52,7 +55,7 @@ UAPI := include/uapi/linux/stackinfo.h
 # libstackinfo: .so (soname, version script), .a, pkg-config file
 LIB_VERSION := $(shell sed -n 's/^\#define LIBSTACKINFO_VERSION\t*"\(.*\)"/\1/p' tools/lib/libstackinfo.h)
 LIB_SONAME := libstackinfo.so.$(firstword $(subst ., ,$(LIB_VERSION)))
-LIB_NAMES := lib getattr backends maps proc process query text
+LIB_NAMES := lib getattr backends maps proc process query text mainstack getstack libc-glibc
 # the compat symbols of released versions (tools/lib/abi/): the .so only,
 # a static link has no symbol versions
 LIB_COMPAT := abi-0.1.0 abi-0.2.0
@@ -78,7 +81,7 @@ GUEST_TESTS := $(patsubst tools/testing/guest/%.c,$(B)/guest/tests/%,$(GUEST_SRC
 	$(B)/guest/tests/lib_parity_san $(B)/guest/tests/lib_initial_san \
 	$(B)/guest/tests/lib_fork_san $(B)/guest/tests/lib_api_san $(B)/guest/tests/lib_sched_san \
 	$(B)/guest/tests/lib_batch_san $(B)/guest/tests/lib_fds_san $(B)/guest/tests/lib_errno_san \
-	$(B)/guest/tests/lib_seccomp_san
+	$(B)/guest/tests/lib_seccomp_san $(B)/guest/tests/lib_getstack_san
 # The binaries of released versions (tools/testing/abi/release-*.c): each
 # built from its release's recorded headers and linked against a stand-in
 # made from its recorded map (tools/lib/abi/<version>/), so that it needs
@@ -93,6 +96,14 @@ GUEST_TESTS += $(ABI_RELEASES:%=$(B)/guest/tests/lib_abi_%)
 # the callers' struct sizes (host test lib_query_sizes) also on the guests'
 # backends, where the module and the in-tree file fill what the sizes cut
 GUEST_TESTS += $(B)/guest/tests/lib_query_sizes
+# The library, the CLI and some of the library's tests built against musl
+# (make tools-musl, Debian's musl-gcc) into build-musl/, static: the guest
+# runs those tests as lib_musl_NAME. They are the tests that hold the
+# library against the kernel alone (/proc/<pid>/maps, RLIMIT_STACK), not
+# against glibc.
+MUSL := build-musl
+MUSL_TESTS := lib_getstack lib_classify lib_batch lib_proc
+GUEST_TESTS += $(MUSL_TESTS:lib_%=$(B)/guest/tests/lib_musl_%)
 HOST_SRCS := $(wildcard tools/testing/host/*.c)
 HOST_TESTS := $(patsubst tools/testing/host/%.c,$(B)/host/%,$(HOST_SRCS)) \
 	$(patsubst tools/testing/host/%.c,$(B)/host/%_san,$(filter tools/testing/host/lib_%,$(HOST_SRCS))) \
@@ -100,7 +111,7 @@ HOST_TESTS := $(patsubst tools/testing/host/%.c,$(B)/host/%,$(HOST_SRCS)) \
 BINS := $(B)/bin/stackinfo $(B)/bin/stackinfo-demo $(B)/bin/getattr-print \
 	$(B)/bin/thread-sleeper $(B)/bin/stackinfo-bench $(B)/bin/startup-time \
 	$(B)/bin/stackinfo-profile $(B)/bin/stackinfo-cost \
-	$(B)/bin/stack-overflow $(B)/bin/stackinfo-layout
+	$(B)/bin/stack-overflow $(B)/bin/stackinfo-layout $(B)/bin/stack-overflow-check
 # the interposer's target under ASan and UBSan (host test preload_asan):
 # getattr-print with the sanitizers' runtimes as shared libraries (gcc's
 # way), the build that refuses a library preloaded ahead of them; not for
@@ -116,7 +127,7 @@ GUEST_FILES := $(B)/guest/run-tests $(B)/guest/splat-patterns $(B)/guest/log-fil
 	$(B)/guest/guest-plan $(B)/guest/plan.sh
 
 .PHONY: all module tools check demo bench cost deps clean help prune guest-tests install uninstall \
-	tools-arm64 arm64-cross check-arm64 check-extra \
+	tools-arm64 arm64-cross check-arm64 check-extra tools-musl \
 	dkms-install dkms-uninstall install-tools deb
 
 PREFIX ?= /usr/local
@@ -146,7 +157,7 @@ INSTALLED := $(MODDIR)/stackinfo.ko $(LIBDIR)/libstackinfo.so.$(LIB_VERSION) \
 	$(LIBDIR)/libstackinfo-preload.so $(LIBDIR)/pkgconfig/libstackinfo.pc \
 	$(INCLUDEDIR)/libstackinfo.h $(INCLUDEDIR)/linux/stackinfo.h $(BINDIR)/stackinfo \
 	$(MANDIR)/man1/stackinfo.1 $(MANDIR)/man3/libstackinfo.3 $(MANDIR)/man4/stackinfo.4 \
-	$(GDB_COMMAND)
+	$(MANDIR)/man3/pthread_getstack_np.3 $(GDB_COMMAND)
 
 all: module tools
 
@@ -182,13 +193,55 @@ guest-tests:
 # (-fuse-ld is unused when compiling only, which -Werror would fail)
 ARM64_CC := clang --target=aarch64-linux-gnu -fuse-ld=lld -Wno-unused-command-line-argument
 ARM64_TOOLS = $(filter-out $(LIB_A_SAN),$(LIBS)) $(filter-out $(B)/bin/stackinfo-cost,$(BINS)) \
-	$(filter-out %_san %/lib_tsan,$(GUEST_TESTS)) \
+	$(filter-out %_san %/lib_tsan $(B)/guest/tests/lib_musl_%,$(GUEST_TESTS)) \
 	$(filter-out $(B)/guest/m32/compat_abi $(KSELFTEST),$(GUEST_FILES))
 tools-arm64:
 	@scripts/deps.sh arm64
 	$(MAKE) B=build-arm64 CC='$(ARM64_CC)' AR=llvm-ar NM=llvm-nm arm64-cross
 
 arm64-cross: $(ARM64_TOOLS) | prune
+
+# musl: Debian 12's musl-tools (scripts/deps.sh base) on x86-64. musl-gcc
+# reads musl's headers alone; the kernel's uapi headers (Debian's
+# linux-libc-dev: linux/, asm/, asm-generic/) come through links in
+# build-musl/include. The library without the interposer, which stays
+# glibc's (libstackinfo(3)): getattr-musl.c and libc-musl.c stand in for
+# getattr.c and libc-glibc.c. Everything links statically: the guests have
+# no musl loader.
+MUSL_CC := musl-gcc
+MUSL_NAMES := $(filter-out getattr libc-glibc,$(LIB_NAMES)) getattr-musl libc-musl
+MUSL_CFLAGS := $(WARN) $(CFLAGS) $(INC) -isystem $(MUSL)/include
+MUSL_LIB := $(MUSL)/lib/libstackinfo.a
+MUSL_ARCH_INC := /usr/include/$(shell gcc -print-multiarch)
+tools-musl: $(MUSL_LIB) $(MUSL)/bin/stackinfo $(MUSL_TESTS:%=$(MUSL)/guest/tests/%)
+
+$(MUSL)/include/.links:
+	@mkdir -p $(@D)
+	ln -sfn /usr/include/linux $(@D)/linux
+	ln -sfn $(MUSL_ARCH_INC)/asm $(@D)/asm
+	ln -sfn /usr/include/asm-generic $(@D)/asm-generic
+	touch $@
+
+$(MUSL)/lib/%.o: tools/lib/%.c $(LIB_HDRS) $(MUSL)/include/.links
+	@mkdir -p $(@D)
+	$(MUSL_CC) $(MUSL_CFLAGS) -c -o $@ $<
+
+$(MUSL_LIB): $(MUSL_NAMES:%=$(MUSL)/lib/%.o)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(MUSL)/bin/stackinfo: tools/stackinfo/stackinfo.c $(MUSL_LIB) $(LIB_HDRS)
+	@mkdir -p $(@D)
+	$(MUSL_CC) $(MUSL_CFLAGS) -static -o $@ $< $(MUSL_LIB) $(LDLIBS)
+
+$(MUSL)/guest/tests/lib_%: tools/testing/guest/lib_%.c $(TESTUTIL) $(LIB_HDRS) $(MUSL_LIB)
+	@mkdir -p $(@D)
+	$(MUSL_CC) $(MUSL_CFLAGS) -DT_STATIC -static -o $@ $< tools/testing/lib/testutil.c \
+		$(MUSL_LIB) $(LDLIBS)
+
+$(B)/guest/tests/lib_musl_%: $(MUSL)/guest/tests/lib_%
+	@mkdir -p $(@D)
+	install -m 755 $< $@
 
 # the arm64 guest alone, as make check holds each kernel (no host tests)
 check-arm64:
@@ -270,6 +323,13 @@ $(COST_LOOP): tools/cost/loop.S tools/cost/marker.h
 $(B)/bin/stackinfo-demo: tools/demo/stackinfo-demo.c $(UAPI)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LDLIBS)
+
+# the example of libstackinfo-dev, linked as a user would link it (the
+# guests have the library in /usr/lib, the runpath's $ORIGIN/../lib)
+$(B)/bin/stack-overflow-check: tools/examples/stack-overflow-check.c $(LIB_HDRS) $(LIB_SO) \
+		$(B)/lib/$(LIB_SONAME)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $< -Wl,-rpath,'$$ORIGIN/../lib' $(B)/lib/$(LIB_SONAME) $(LDLIBS)
 
 # the bindings' test holds python/stackinfo/_abi.py against this
 $(B)/bin/stackinfo-layout: $(LIB_HDRS)
@@ -443,6 +503,7 @@ install-tools: $(LIBS) $(B)/bin/stackinfo
 	install -D -m 755 $(B)/bin/stackinfo $(DESTDIR)$(BINDIR)/stackinfo
 	install -D -m 644 man/stackinfo.1 $(DESTDIR)$(MANDIR)/man1/stackinfo.1
 	install -D -m 644 man/libstackinfo.3 $(DESTDIR)$(MANDIR)/man3/libstackinfo.3
+	install -D -m 644 man/pthread_getstack_np.3 $(DESTDIR)$(MANDIR)/man3/pthread_getstack_np.3
 	install -D -m 644 man/stackinfo.4 $(DESTDIR)$(MANDIR)/man4/stackinfo.4
 	install -d $(DESTDIR)$(PYTHONDIR)/stackinfo
 	install -m 644 $(PY_FILES) $(DESTDIR)$(PYTHONDIR)/stackinfo/
@@ -472,5 +533,5 @@ deb:
 	scripts/build-deb.sh $(B)/deb
 
 clean:
-	rm -rf $(B) build-arm64
+	rm -rf $(B) build-arm64 $(MUSL)
 	-[ -z "$(KDIR)" ] || $(MAKE) -C $(KDIR) M=$(CURDIR) clean

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 # Install the Debian packages stackinfo needs, by group:
-#   base   build the module and tools, boot Debian's 6.12 kernel in QEMU
+#   base   build the module and tools (musl-tools: the library's musl build,
+#          whose tests run in every x86 guest), boot Debian's 6.12 kernel in QEMU
 #   lts    boot Debian 12's 6.1 LTS kernel and build the module for it
 #   debug  build the debug kernels (KUnit, KASAN, lockdep) and parse KTAP
 #   bench  the benchmark's report and plot
@@ -28,7 +29,7 @@ set -euo pipefail
 
 declare -A group=(
 	[base]="gcc gcc-multilib make libc6-dev kmod cpio busybox-static qemu-system-x86
-		linux-image-6.12-amd64 linux-headers-6.12-amd64 dwarves"
+		linux-image-6.12-amd64 linux-headers-6.12-amd64 dwarves musl-tools"
 	[lts]="linux-image-amd64 linux-headers-amd64"
 	[debug]="linux-source-6.12 linux-source-6.1 flex bison bc libelf-dev libssl-dev dwarves
 		xz-utils python3 patch git unifdef"

@@ -4,6 +4,7 @@
  * in one run. Under TCG only the ratios within one run mean anything.
  *
  *   stackinfo-bench [--quick] [--rounds N] [--ratios-only [N]] [--scaling-only [N]]
+ *                   [--getstack-only [N]]
  *
  * First, for each count of extra mappings, each way x getppid, timed in
  * rotating turns of one round each (N turns, 9 by default): the smallest,
@@ -21,6 +22,11 @@
  * /proc/<pid>/stackinfo (CONFIG_PROC_STACKINFO), its queries too, against
  * the module's: own thread, another process, and every thread of a
  * process of 1 000 (task/<tid>/stackinfo against task/<tid>/maps).
+ *
+ * The last of those ratios: pthread_getstack_np() about the main thread on
+ * each backend and about another thread, against getppid and glibc's
+ * pthread_getattr_np() about the same thread, at 0 and 3000 extra
+ * mappings ("RATIO,getstack" lines; --getstack-only: that alone).
  *
  * --ratios-only: those ratios alone.
  *
@@ -1337,6 +1343,87 @@ static void run_intree(int n)
 	free(intree_tids);
 }
 
+/* ---- pthread_getstack_np() against glibc's pthread_getattr_np() ---- */
+
+static pthread_t other_thread;
+static int gs_backend;	/* the backend the getstack rounds last set */
+
+/* on backend @b (set once a round: the first call of a round switches) */
+static int gs_main_on(int b)
+{
+	void *addr;
+	size_t size;
+
+	if (gs_backend != b) {
+		if (stackinfo_set_backend(b))
+			return -1;
+		gs_backend = b;
+	}
+	return pthread_getstack_np(main_thread, &addr, &size);
+}
+
+static int gs_null(void) { return getppid() > 0 ? 0 : -1; }
+static int gs_glibc_main(void) { return bench_getattr(pthread_getattr_np, main_thread); }
+static int gs_proc(void) { return gs_main_on(STACKINFO_BACKEND_PROC); }
+static int gs_module(void) { return gs_main_on(STACKINFO_BACKEND_MODULE); }
+static int gs_procmap(void) { return gs_main_on(STACKINFO_BACKEND_PROCMAP_QUERY); }
+static int gs_maps(void) { return gs_main_on(STACKINFO_BACKEND_MAPS); }
+static int gs_glibc_other(void) { return bench_getattr(pthread_getattr_np, other_thread); }
+
+static int gs_other(void)
+{
+	void *addr;
+	size_t size;
+
+	return pthread_getstack_np(other_thread, &addr, &size);
+}
+
+/*
+ * pthread_getstack_np() about the main thread on each backend the kernel
+ * offers (the maps parse: no kernel source, LLVM's answer), and about
+ * another thread, each x getppid and x glibc's pthread_getattr_np() about
+ * the same thread, in rotating turns, at @maps extra mappings.
+ */
+static void run_getstack_at(int n, long maps)
+{
+	static const struct turn_method all[] = {
+		{ gs_null, "null", "getppid (floor)", 0, 0 },
+		{ gs_glibc_main, "glibc_main", "glibc pthread_getattr_np main", 0, 0 },
+		{ gs_proc, "getstack_proc", "pthread_getstack_np main, in-tree file", 0, 1 },
+		{ gs_module, "getstack_module", "pthread_getstack_np main, module", 0, 1 },
+		{ gs_procmap, "getstack_procmap", "pthread_getstack_np main, PROCMAP_QUERY", 0, 1 },
+		{ gs_maps, "getstack_maps", "pthread_getstack_np main, none (LLVM's)", 0, 1 },
+		/* the pair about another thread: last, in this order */
+		{ gs_glibc_other, "glibc_other", "glibc pthread_getattr_np other", 0, 0 },
+		{ gs_other, "getstack_other", "pthread_getstack_np other", 0, 0 },
+	};
+	struct turn_method tm[NELEM(all)];
+	int i, k = 0;
+
+	set_maps(maps);
+	/* getppid and glibc's main first (the vs column's row 1), the pair last */
+	for (i = 0; i < NELEM(all) - 2; i++) {
+		gs_backend = 0;
+		if (all[i].vs && all[i].fn())
+			continue;	/* a backend this kernel lacks */
+		tm[k++] = all[i];
+	}
+	tm[k++] = all[NELEM(all) - 2];
+	tm[k] = all[NELEM(all) - 1];
+	tm[k].vs = k - 1;
+	k++;
+	printf("\npthread_getstack_np, %ld extra mappings: one round of each in turn, medians of %d turns\n",
+	       maps, n);
+	run_turns(maps ? "getstack_maps3000" : "getstack", "x getppid", tm, k, n, 1);
+	set_maps(0);
+}
+
+static void run_getstack(int n)
+{
+	run_getstack_at(n, 0);
+	run_getstack_at(n, 3000);
+}
+
 static void run_ratios(int n)
 {
 	int have_locked = lockfree_on();
@@ -1355,6 +1442,7 @@ static void run_ratios(int n)
 	ratios_threads(n, have_locked);
 	run_foreign(n);
 	run_intree(n);
+	run_getstack(n);
 }
 
 /* LD_PRELOAD child: the interposed call on the main and another thread. */
@@ -1455,6 +1543,7 @@ int main(int argc, char **argv)
 	if (devnull < 0)
 		die("/dev/null");
 	pthread_create(&th, NULL, other, NULL);
+	other_thread = th;
 	pthread_mutex_lock(&lock);
 	while (!other_tid)
 		pthread_cond_wait(&cond, &lock);
@@ -1466,6 +1555,8 @@ int main(int argc, char **argv)
 		ret = quick(argv[0]);
 	else if (argc > 1 && !strcmp(argv[1], "--ratios-only"))
 		run_ratios(argc > 2 ? atoi(argv[2]) : 9);
+	else if (argc > 1 && !strcmp(argv[1], "--getstack-only"))
+		run_getstack(argc > 2 && atoi(argv[2]) > 0 && atoi(argv[2]) <= 64 ? atoi(argv[2]) : 9);
 	else if (argc > 1 && !strcmp(argv[1], "--scaling-only"))
 		run_scaling(argc > 2 && atoi(argv[2]) > 0 && atoi(argv[2]) <= 64 ? atoi(argv[2]) : 9);
 	else {

@@ -109,6 +109,13 @@ static int procmap_prev_end(int fd, uint64_t below, uint64_t *prev_end,
 	return found;
 }
 
+int si_procmap_prev_end(int fd, uint64_t below, uint64_t *prev_end)
+{
+	uint64_t s, f;
+
+	return procmap_prev_end(fd, below, prev_end, &s, &f);
+}
+
 static int procmap_lookup(int fd, struct si_lookup *l)
 {
 	uint64_t ps = 0, pe = 0, pf = 0;

@@ -135,6 +135,36 @@ int si_classify_addr_sized(pid_t tid, uint64_t addr, uint64_t flags, void *q,
 int si_query_process_sized(pid_t pid, uint64_t flags, void *q, size_t n,
 			   size_t *count, size_t size);
 
+/*
+ * mainstack.c: glibc's formula for the main stack from a query (@lse the
+ * initial stack's end, si_stack_end()): 0, -ENOENT (@lse not in the
+ * query's main VMA), -EIO (no rlimit); and the main stack as glibc
+ * computes it with the VMA holding it, through the chosen backend
+ * (@quiet: as si_quiet_backend() allows).
+ */
+int si_main_stack_from(const struct stackinfo_query *q, uint64_t lse, uint64_t pagesize,
+		       uint64_t *lo, uint64_t *size);
+int si_main_stack(bool quiet, uint64_t *lo, uint64_t *size, uint64_t *vma_lo,
+		  uint64_t *vma_hi);
+
+/*
+ * What the C library knows of its threads, read without its locks, so
+ * async-signal-safe (libc-glibc.c, libc-musl.c: one of them is built in).
+ * si_stack_end(): where the initial stack's arguments begin (glibc's
+ * __libc_stack_end; on musl, argc's address). si_thread_stack(): thread
+ * @th's stack as its C library reports it, [*lo, *lo + *size): 1 for a
+ * thread with a stack of its own (pthread_create()'s, the user's), 0 for
+ * the initial thread (its stack is the kernel's, grown on demand), -ENOTSUP
+ * where the library cannot read the C library's description of @th.
+ */
+uint64_t si_stack_end(void);
+int si_thread_stack(pthread_t th, uint64_t *lo, uint64_t *size);
+
+/* backends.c: the end of the highest VMA below @below: 1, 0 for none, -errno */
+int si_procmap_prev_end(int fd, uint64_t below, uint64_t *prev_end);
+/* lib.c: the backend chosen so far, 0 for none (nothing is chosen here) */
+int si_chosen_backend(void);
+
 /* getattr.c: stackinfo_pthread_getattr_np(), saying who answered */
 enum si_answer {
 	SI_ANSWER_OTHER,	/* not glibc's initial thread: glibc */

@@ -209,6 +209,11 @@ int si_current_backend(void)
 	return b;
 }
 
+int si_chosen_backend(void)
+{
+	return __atomic_load_n(&si_backend, __ATOMIC_ACQUIRE);
+}
+
 SI_EXPORT int stackinfo_backend(void)
 {
 	int saved = errno, b = si_current_backend();

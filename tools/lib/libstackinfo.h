@@ -170,7 +170,9 @@ int stackinfo_main_stack(void **stackaddr, size_t *stacksize);
  * is glibc's initial thread, as glibc decides it: not the only thread of
  * a child that a worker thread fork()ed (glibc gives it that worker's
  * stack), though the kernel calls it the group leader. Like
- * pthread_getattr_np() it returns 0 or a positive error number.
+ * pthread_getattr_np() it returns 0 or a positive error number. On musl
+ * the main thread's stack is glibc's answer (the rlimit's, not the size
+ * the stack has now, which musl's own call reports) and the rest musl's.
  */
 int stackinfo_pthread_getattr_np(pthread_t thread, pthread_attr_t *attr);
 
@@ -184,6 +186,28 @@ void stackinfo_glibc_main_stack(uint64_t stack_end, uint64_t vma_end,
 				uint64_t prev_end, uint64_t rlim_cur,
 				uint64_t pagesize, uint64_t *stackaddr,
 				uint64_t *stacksize);
+
+/*
+ * LLVM libc's pthread_getstack_np(): thread @th's stack, its lowest
+ * address in *stackaddr and its size in *stacksize, async-signal-safe (no
+ * lock, no allocation: open, ioctl, close; errno kept), for any live
+ * thread of the process. Another thread's stack and the caller's are
+ * pthread_getattr_np()'s answer, read from the C library's descriptor of
+ * the thread. The initial thread's is glibc's pthread_getattr_np() answer
+ * too, on musl as well, where the in-tree file, the module or
+ * PROCMAP_QUERY answers; elsewhere LLVM's: *stacksize
+ * PTHREAD_STACK_DYNAMIC_NP and *stackaddr the stack's base, the page
+ * above its arguments, where glibc's answer ends. Returns 0, or a
+ * positive error number: EFAULT for a NULL pointer (nothing written),
+ * ENOTSUP where the C library's descriptor cannot be read (a glibc before
+ * 2.34, or one whose layout the library does not recognise).
+ * pthread_getstack_np(3).
+ */
+#ifndef PTHREAD_STACK_DYNAMIC_NP
+#define PTHREAD_STACK_DYNAMIC_NP	0
+#endif
+int pthread_getstack_np(pthread_t th, void **__restrict stackaddr,
+			size_t *__restrict stacksize);
 
 #ifdef __cplusplus
 }

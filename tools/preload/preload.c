@@ -12,7 +12,9 @@
  * setuid or otherwise AT_SECURE program (the interposer may be in
  * /etc/ld.so.preload) the variable is ignored: nothing is written.
  *
- * Nothing else is interposed. Its answer for the main thread makes only
+ * Nothing else is interposed; pthread_getstack_np() is exported as well,
+ * for programs that call it, where the C library has none (see below).
+ * The answer of pthread_getattr_np() for the main thread makes only
  * the system calls glibc's own makes (openat, read, close, prlimit64,
  * sched_getaffinity; ioctl only on the PROCMAP_QUERY backend, and only
  * while no seccomp filter is on the calling thread), and it keeps no file
@@ -34,6 +36,14 @@
 
 /* this copy of the library runs inside the interposer: see internal.h */
 const int si_interposing = 1;
+
+/*
+ * pthread_getstack_np() for programs that call it where the C library has
+ * none (glibc 2.36 has none): the library's, exported from here too
+ * (preload.map); a C library that has one answers instead (getstack.c).
+ */
+__attribute__((used)) static int (*const keep_getstack)(pthread_t, void **__restrict,
+		size_t *__restrict) = pthread_getstack_np;
 
 static const char *stats_to;	/* NULL: no statistics */
 static unsigned long counts[SI_ANSWERS];

@@ -26,7 +26,8 @@ for f in "lib/modules/$kver/updates/stackinfo.ko" "usr/lib/libstackinfo.so.$vers
 	usr/lib/libstackinfo.a usr/lib/libstackinfo-preload.so \
 	usr/lib/pkgconfig/libstackinfo.pc usr/include/libstackinfo.h \
 	usr/include/linux/stackinfo.h usr/bin/stackinfo usr/share/man/man1/stackinfo.1 \
-	usr/share/man/man3/libstackinfo.3 usr/share/man/man4/stackinfo.4 \
+	usr/share/man/man3/libstackinfo.3 usr/share/man/man3/pthread_getstack_np.3 \
+	usr/share/man/man4/stackinfo.4 \
 	usr/lib/python3/dist-packages/stackinfo/__init__.py \
 	usr/lib/python3/dist-packages/stackinfo/__main__.py \
 	usr/lib/python3/dist-packages/stackinfo/gdb_command.py \

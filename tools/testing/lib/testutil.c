@@ -161,7 +161,6 @@ int t_getattr(t_getattr_fn f, pthread_t th, struct t_attrs *a)
 {
 	struct sched_param p = { 0 };
 	pthread_attr_t attr;
-	cpu_set_t set;
 	int ret = f(th, &attr);
 
 	memset(a, 0, sizeof(*a));
@@ -174,10 +173,13 @@ int t_getattr(t_getattr_fn f, pthread_t th, struct t_attrs *a)
 	pthread_attr_getschedparam(&attr, &p);
 	pthread_attr_getinheritsched(&attr, &a->inherit);
 	a->prio = p.sched_priority;
+#ifdef __GLIBC__
+	/* musl's attr has neither a CPU set nor a flags word */
+	cpu_set_t set;
+
 	CPU_ZERO(&set);
 	pthread_attr_getaffinity_np(&attr, sizeof(set), &set);
 	a->cpus = CPU_COUNT(&set);
-#ifdef __GLIBC__
 	memcpy(&a->flags, (char *)&attr + sizeof(struct sched_param) + sizeof(int),
 	       sizeof(a->flags));
 #endif
