@@ -133,7 +133,7 @@ static const char *fate(int status, char *buf, size_t size)
 
 /*
  * Can this kernel install a filter? Not without CONFIG_SECCOMP_FILTER
- * (debug-5.10 and debug-7.2-rt, built without CONFIG_NET): EINVAL, in a child.
+ * (debug-5.10, built without CONFIG_NET): EINVAL, in a child.
  */
 static int filters_offered(void)
 {
