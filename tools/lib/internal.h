@@ -115,8 +115,8 @@ int si_self_proc_open(void);
  * query from the in-tree file's or the module's text.
  */
 bool si_seccomp_on(void);
-int si_quiet_backend(void);
-int si_query_text(int backend, struct stackinfo_query *q);
+int si_quiet_backend(int *fd);
+int si_query_text(int backend, int fd, struct stackinfo_query *q);
 
 /* PID_MAX_LIMIT: no process has more threads, so no larger count is asked */
 #define SI_MAX_THREADS	(1U << 22)

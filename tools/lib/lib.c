@@ -338,34 +338,37 @@ bool si_seccomp_on(void)
  * pthread_getattr_np() makes: the chosen one; else, unless a seccomp
  * filter is on, the one si_current_backend() chooses (its probe of
  * PROCMAP_QUERY is an ioctl); else, for this call, the in-tree file or
- * the module if it opens (their text is read, not asked), or -EPERM.
+ * the module if it opens (their text is read, not asked), handed over
+ * open in *@fd for si_query_text(), or -EPERM. *@fd is -1 otherwise.
  */
-int si_quiet_backend(void)
+int si_quiet_backend(int *fd)
 {
-	int b = __atomic_load_n(&si_backend, __ATOMIC_ACQUIRE), fd;
+	int b = __atomic_load_n(&si_backend, __ATOMIC_ACQUIRE);
 
+	*fd = -1;
 	if (b)
 		return b;
 	if (!si_seccomp_on())
 		return si_current_backend();
-	fd = si_self_proc_open();
+	*fd = si_self_proc_open();
 	b = STACKINFO_BACKEND_PROC;
-	if (fd < 0) {
-		fd = si_module_open();
+	if (*fd < 0) {
+		*fd = si_module_open();
 		b = STACKINFO_BACKEND_MODULE;
 	}
-	if (fd < 0)
-		return -EPERM;
-	close(fd);
-	return b;
+	return *fd < 0 ? -EPERM : b;
 }
 
-/* The caller's query from the text of the in-tree file or the module's. */
-int si_query_text(int backend, struct stackinfo_query *q)
+/*
+ * The caller's query from the text of the in-tree file or the module's:
+ * @fd, which it closes, or one it opens when @fd is -1.
+ */
+int si_query_text(int backend, int fd, struct stackinfo_query *q)
 {
-	int fd = backend == STACKINFO_BACKEND_PROC ? si_self_proc_open() : si_module_open();
 	int err;
 
+	if (fd < 0)
+		fd = backend == STACKINFO_BACKEND_PROC ? si_self_proc_open() : si_module_open();
 	if (fd < 0)
 		return fd;
 	err = si_text_query(fd, q);

@@ -62,15 +62,15 @@ int si_main_stack(bool quiet, uint64_t *lo, uint64_t *size, uint64_t *vma_lo,
 	const uint64_t flags = STACKINFO_QUERY_NO_SP | SI_QUERY_NO_IDS;
 	const uint64_t page = sysconf(_SC_PAGESIZE);
 	uint64_t lse = si_stack_end(), s, e, f;
-	int b = quiet ? si_quiet_backend() : si_current_backend();
+	int fd = -1, b = quiet ? si_quiet_backend(&fd) : si_current_backend();
 	bool procmap = b == STACKINFO_BACKEND_PROCMAP_QUERY;
 	struct stackinfo_query q;
-	int err, fd;
+	int err;
 
 	if (b < 0)
 		return b;
 	if (quiet && (b == STACKINFO_BACKEND_PROC || b == STACKINFO_BACKEND_MODULE)) {
-		err = si_query_text(b, &q);
+		err = si_query_text(b, fd, &q);
 		if (!err)
 			err = si_main_stack_from(&q, lse, page, lo, size);
 		goto out;
