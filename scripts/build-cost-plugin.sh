@@ -20,6 +20,11 @@
 #
 # With --source, print the kept source directory instead (fetching it if
 # need be).
+#
+# Exit 3: the installed version's source cannot be had (no mirror in the
+# apt configuration, or the mirror no longer carries that version: a newer
+# qemu-system-x86 is out and this machine has not installed it); any other
+# failure exits 1.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cache=${STACKINFO_CACHE:-/var/cache/stackinfo}
@@ -60,7 +65,7 @@ if [ ! -e "$srcdir/include/qemu/qemu-plugin.h" ]; then
 			sort -u
 	}
 	[ -n "$(suites)" ] || apt-get update -q >/dev/null 2>&1 || true
-	[ -n "$(suites)" ] || { echo "build-cost-plugin: no Debian mirror in this machine's apt configuration" >&2; exit 1; }
+	[ -n "$(suites)" ] || { echo "build-cost-plugin: no Debian mirror in this machine's apt configuration" >&2; exit 3; }
 	tmp=$(mktemp -d "$cache/qemu-source.XXXXXX")
 	trap 'rm -rf "$tmp"' EXIT
 	mkdir -p "$tmp/apt/lists/partial" "$tmp/apt/cache/archives/partial" "$tmp/dl"
@@ -75,7 +80,7 @@ if [ ! -e "$srcdir/include/qemu/qemu-plugin.h" ]; then
 		! (cd "$tmp/dl" && apt-get "${apt_opts[@]}" source --download-only "$srcpkg=$srcver") >>"$log" 2>&1; then
 		tail -n 20 "$log" >&2
 		echo "build-cost-plugin: cannot fetch $srcpkg $srcver's source" >&2
-		exit 1
+		exit 3
 	fi
 	dsc=$(ls "$tmp"/dl/*.dsc)
 	if ! dpkg-source -x "$dsc" "$tmp/src" >>"$log" 2>&1; then
