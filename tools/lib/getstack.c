@@ -22,10 +22,10 @@
  *
  * Which kernel source: the backend the library chose or was set to
  * (stackinfo_backend(), stackinfo_set_backend()) or, before it chose, the
- * one $STACKINFO_BACKEND names, the maps parse meaning none; else the
- * first of the in-tree file, the module and PROCMAP_QUERY that answers,
- * nothing chosen for the library by it (the last that answered is asked
- * first next time). getenv() and strcmp() only read.
+ * one $STACKINFO_BACKEND named when the library was loaded, the maps parse
+ * meaning none; else the first of the in-tree file, the module and
+ * PROCMAP_QUERY that answers, nothing chosen for the library by it (the
+ * last that answered is asked first next time).
  *
  * In the interposer, a C library that has a pthread_getstack_np() of its
  * own answers instead (found at load: dlsym() is no call for a handler).
@@ -49,8 +49,28 @@ static si_getstack_fn si_libc_getstack;
 /* the kernel source that answered last, when nothing is chosen */
 static int si_last_source;
 
+/*
+ * The backend $STACKINFO_BACKEND names, else 0: read once, at load, so
+ * that no call reads the environment (getenv() is not on POSIX's list of
+ * async-signal-safe functions, and a handler may interrupt setenv()).
+ */
+static int si_env_source;
+
+static int si_env_backend(void)
+{
+	const char *env = secure_getenv("STACKINFO_BACKEND");
+	const char *name;
+	int b;
+
+	for (b = 1; env && (name = stackinfo_backend_name(b)); b++)
+		if (!strcmp(env, name))
+			return b;
+	return 0;
+}
+
 __attribute__((constructor)) static void si_getstack_init(void)
 {
+	si_env_source = si_env_backend();
 	if (!&si_interposing)
 		return;
 	si_libc_getstack = (si_getstack_fn)dlsym(RTLD_NEXT, "pthread_getstack_np");
@@ -133,19 +153,6 @@ static int si_ask_source(int backend, uint64_t lse, uint64_t page, uint64_t *lo,
 	}
 }
 
-/* The backend $STACKINFO_BACKEND names (as the library reads it), else 0. */
-static int si_env_backend(void)
-{
-	const char *env = secure_getenv("STACKINFO_BACKEND");
-	const char *name;
-	int b;
-
-	for (b = 1; env && (name = stackinfo_backend_name(b)); b++)
-		if (!strcmp(env, name))
-			return b;
-	return 0;
-}
-
 /* The initial thread's stack: 0, or -ENOTSUP where its end is not known. */
 static int si_initial_stack(uint64_t *lo, uint64_t *size)
 {
@@ -154,7 +161,7 @@ static int si_initial_stack(uint64_t *lo, uint64_t *size)
 		STACKINFO_BACKEND_PROCMAP_QUERY,
 	};
 	uint64_t lse = si_stack_end(), page = getauxval(AT_PAGESZ);
-	int b = si_chosen_backend() ?: si_env_backend(), last;
+	int b = si_chosen_backend() ?: si_env_source, last;
 	size_t i;
 
 	if (!lse || !page)
