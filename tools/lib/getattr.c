@@ -253,7 +253,11 @@ static bool si_main_alive(pthread_t th)
  * whoever interposes it. A static program (no program interpreter:
  * AT_BASE is 0) has no dynamic linker to ask, and leaves no dlerror()
  * message behind: the one linked in is glibc's (never so in the
- * interposer, whose own pthread_getattr_np that would be).
+ * interposer, whose own pthread_getattr_np that would be). The
+ * interposer, a shared object, always has the dynamic linker to ask, also
+ * where AT_BASE is 0 because the program was started by running the
+ * dynamic linker itself (ld-linux-x86-64.so.2 PROGRAM: the kernel loaded
+ * no interpreter).
  */
 static si_getattr_fn si_glibc_getattr(void)
 {
@@ -261,7 +265,7 @@ static si_getattr_fn si_glibc_getattr(void)
 	si_getattr_fn f = __atomic_load_n(&fn, __ATOMIC_ACQUIRE);
 
 	if (!f) {
-		if (getauxval(AT_BASE)) {
+		if (getauxval(AT_BASE) || &si_interposing) {
 			f = (si_getattr_fn)dlsym(RTLD_NEXT, "pthread_getattr_np");
 			if (!f)
 				dlerror();	/* ours, not the program's */

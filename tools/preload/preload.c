@@ -5,9 +5,9 @@
  * PROCMAP_QUERY or a maps parse without it); every other call, and any
  * case the library does not recognise, goes to glibc's own.
  *
- * STACKINFO_PRELOAD_STATS=1 prints, when each process exits, how many
- * calls asked about the main thread (answered by the library, by glibc)
- * and about other threads, on stderr; =/PATH appends that line to PATH
+ * STACKINFO_PRELOAD_STATS=1 prints, when each process exits, the C
+ * library's version and how many calls asked about the main thread
+ * (answered by the library, by glibc) and about other threads, on stderr; =/PATH appends that line to PATH
  * instead (never through a symlink). Unset, the calls count nothing. In a
  * setuid or otherwise AT_SECURE program (the interposer may be in
  * /etc/ld.so.preload) the variable is ignored: nothing is written.
@@ -24,6 +24,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <gnu/libc-version.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -76,8 +77,8 @@ __attribute__((destructor)) static void stats_report(void)
 	glibc = __atomic_load_n(&counts[SI_ANSWER_MAIN_GLIBC], __ATOMIC_RELAXED);
 	other = __atomic_load_n(&counts[SI_ANSWER_OTHER], __ATOMIC_RELAXED);
 	len = snprintf(line, sizeof(line),
-		       "stackinfo-preload: pid %d: pthread_getattr_np main %lu (library %lu, glibc %lu) other %lu\n",
-		       (int)getpid(), lib + glibc, lib, glibc, other);
+		       "stackinfo-preload: pid %d: glibc %s: pthread_getattr_np main %lu (library %lu, glibc %lu) other %lu\n",
+		       (int)getpid(), gnu_get_libc_version(), lib + glibc, lib, glibc, other);
 	if (*stats_to == '/')
 		fd = open(stats_to, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NOCTTY |
 			  O_CLOEXEC, 0644);

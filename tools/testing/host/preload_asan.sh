@@ -52,7 +52,7 @@ fi
 # main-thread call, and its answer is glibc's
 answered() {
 	local out=$tmp/$1 lib glibc_says lib_says
-	# "stackinfo-preload: pid N: pthread_getattr_np main M (library L, glibc G) other O"
+	# "stackinfo-preload: pid N: glibc V: pthread_getattr_np main M (library L, glibc G) other O"
 	lib=$(sed -n 's/.* main [0-9]* (library \([0-9]*\), glibc [0-9]*).*/\1/p' "$out.stats" 2>/dev/null)
 	glibc_says=$(sed -n 's/^main: //p' "$out")
 	lib_says=$(sed -n 's/^other: //p' "$out")
