@@ -37,6 +37,9 @@ if [ ! -e "$dir/programs" ]; then
 fi
 cd "$dir" || exit 1
 echo "kernel $(uname -r), /proc/stackinfo $([ -e /proc/stackinfo ] && echo present || echo absent)"
+# a program the corpus could not take (pack: cpython-embed without
+# Debian unstable's CPython), named with the reason
+[ ! -e not-packed ] || sed 's/^\([^\t]*\)\t/info: \1: not packed: /' not-packed
 
 # sum FIELD [read|unread]: the stats lines' FIELD (1 library, 2 glibc,
 # 3 other) summed (a program may be several processes), of the processes
