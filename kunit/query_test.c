@@ -20,7 +20,6 @@
 #include <linux/threads.h>
 #include <linux/umh.h>
 
-#include "../module/compat.h"
 #include "../module/stackinfo.h"
 #include "util.h"
 

@@ -74,7 +74,6 @@
 #include <linux/user_namespace.h>
 #include <kunit/visibility.h>
 
-#include "compat.h"
 #include "stackinfo.h"
 
 VISIBLE_IF_KUNIT bool stackinfo_allow_cap_sys_ptrace;
@@ -327,8 +326,7 @@ static struct file *stackinfo_proc_open(const struct stackinfo_caller *c,
 	if (!fops)
 		return ERR_PTR(-EACCES);
 	snprintf(path, sizeof(path), "%d/%s", nr, name);
-	f = stackinfo_file_open_root(&c->proc_root, path,
-				     O_RDONLY | O_NOFOLLOW);
+	f = file_open_root(&c->proc_root, path, O_RDONLY | O_NOFOLLOW, 0);
 	if (IS_ERR(f))
 		return f;
 	if (f->f_path.mnt != c->proc_root.mnt || f->f_op != fops) {
@@ -352,7 +350,7 @@ static ssize_t stackinfo_proc_read(struct file *f, char *buf, size_t len)
 	loff_t pos = 0;
 	int err;
 
-	err = stackinfo_rw_verify_area(f, &pos, len);
+	err = rw_verify_area(READ, f, &pos, len);
 	if (err)
 		return err;
 	init_sync_kiocb(&kiocb, f);

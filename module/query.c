@@ -24,7 +24,6 @@
 #include <asm/ptrace.h>
 #include <kunit/visibility.h>
 
-#include "compat.h"
 #include "profile.h"
 #include "stackinfo.h"
 
@@ -49,9 +48,8 @@ EXPORT_SYMBOL_IF_KUNIT(stackinfo_vma_flags);
 /*
  * The VMA holding @addr, the end of the VMA below it, and that VMA again
  * as a guard when it is PROT_NONE and touches it (a pthread stack's guard).
- * One walk of the maple tree to the entry at @addr and one step back:
- * O(log n) in VMAs, and the same meaning on every kernel (vma_find()'s
- * bound does not have one: 6.1 searches up to max, 6.12 up to max - 1).
+ * One walk of the VMA tree to the entry at @addr and one step back:
+ * O(log n) in VMAs.
  * The caller holds rcu_read_lock(), and either mmap_lock, which makes
  * every read here stable, or a sequence it checks afterwards
  * (stackinfo_look_lockless()): then the VMAs may be changing or freed
@@ -62,7 +60,7 @@ EXPORT_SYMBOL_IF_KUNIT(stackinfo_vma_flags);
 static int stackinfo_vma_walk(struct mm_struct *mm, unsigned long addr,
 			      struct stackinfo_vma *out)
 {
-	STACKINFO_VMA_CURSOR(cur, mm);
+	VMA_ITERATOR(vmi, mm, addr);
 	struct vm_area_struct *vma, *prev;
 	unsigned long vm_flags;
 
@@ -71,7 +69,8 @@ static int stackinfo_vma_walk(struct mm_struct *mm, unsigned long addr,
 	if (addr >= mm->task_size)
 		return -ENOENT;
 
-	vma = stackinfo_cursor_at(&cur, addr);
+	/* the VMA that intersects [addr, addr + 1) */
+	vma = vma_find(&vmi, addr + 1);
 	if (!vma)
 		return -ENOENT;
 	out->found = true;
@@ -80,7 +79,7 @@ static int stackinfo_vma_walk(struct mm_struct *mm, unsigned long addr,
 	vm_flags = data_race(vma->vm_flags); /* racy: see above */
 	out->flags = stackinfo_vma_flags(vm_flags);
 
-	prev = stackinfo_cursor_prev(&cur);
+	prev = vma_prev(&vmi);
 	if (!prev)
 		return 0;
 	out->has_prev = true;
@@ -106,13 +105,13 @@ static int stackinfo_vma_walk(struct mm_struct *mm, unsigned long addr,
 static void stackinfo_addr_walk(struct mm_struct *mm, unsigned long addr,
 				struct stackinfo_addr *out)
 {
-	STACKINFO_VMA_CURSOR(cur, mm);
+	VMA_ITERATOR(vmi, mm, addr);
 	struct vm_area_struct *vma, *prev, *next;
 
 	memset(out, 0, sizeof(*out));
 	if (addr >= mm->task_size)
 		return;
-	vma = stackinfo_cursor_from(&cur, addr);
+	vma = vma_find(&vmi, ULONG_MAX);
 	if (!vma)
 		return;
 	out->found = true;
@@ -121,13 +120,14 @@ static void stackinfo_addr_walk(struct mm_struct *mm, unsigned long addr,
 	out->vm_flags = data_race(vma->vm_flags); /* racy: see above */
 	out->pgoff = data_race(vma->vm_pgoff); /* racy: see above */
 
-	prev = stackinfo_cursor_prev(&cur);
+	prev = vma_prev(&vmi);
 	if (prev) {
 		out->has_prev = true;
 		out->prev_end = data_race(prev->vm_end); /* racy: see above */
 		out->prev_flags = data_race(prev->vm_flags); /* see above */
 	}
-	next = stackinfo_cursor_from(&cur, out->end);
+	vma_iter_init(&vmi, mm, out->end);
+	next = vma_find(&vmi, ULONG_MAX);
 	if (next) {
 		out->has_next = true;
 		out->next_start = data_race(next->vm_start); /* see above */
@@ -141,7 +141,7 @@ int stackinfo_vma_at(struct mm_struct *mm, unsigned long addr,
 {
 	int err;
 
-	stackinfo_assert_mmap_locked(mm);
+	mmap_assert_locked(mm);
 	rcu_read_lock();
 	err = stackinfo_vma_walk(mm, addr, out);
 	rcu_read_unlock();
@@ -155,7 +155,7 @@ EXPORT_SYMBOL_IF_KUNIT(stackinfo_vma_at);
  * how often it answered or gave way to mmap_lock. Per-CPU, so that
  * counting costs concurrent queries no shared cache line.
  */
-bool stackinfo_lockfree = STACKINFO_HAVE_LOCKFREE;
+bool stackinfo_lockfree = IS_ENABLED(CONFIG_PER_VMA_LOCK);
 EXPORT_SYMBOL_IF_KUNIT(stackinfo_lockfree);
 static DEFINE_PER_CPU(unsigned long, stackinfo_lockfree_hits);
 static DEFINE_PER_CPU(unsigned long, stackinfo_lockfree_fallbacks);
@@ -236,7 +236,7 @@ stackinfo_look_lockless(struct mm_struct *mm, unsigned long sp, bool have_sp,
 {
 	unsigned int seq;
 
-	if (!STACKINFO_HAVE_LOCKFREE || !stackinfo_mm_seq_begin(mm, &seq))
+	if (!mmap_lock_speculate_try_begin(mm, &seq))
 		return false;
 	rcu_read_lock();
 	stackinfo_prof(STACKINFO_STEP_SEQ_BEGIN);
@@ -244,7 +244,7 @@ stackinfo_look_lockless(struct mm_struct *mm, unsigned long sp, bool have_sp,
 	rcu_read_unlock();
 	if (before_retry)
 		before_retry(mm);
-	return !stackinfo_mm_seq_retry(mm, seq);
+	return !mmap_lock_speculate_retry(mm, seq);
 }
 EXPORT_SYMBOL_IF_KUNIT(stackinfo_look_lockless);
 
@@ -337,7 +337,7 @@ struct stackinfo_target {
 /* A user worker (io-wq) shares the mm but never ran user code: no SP. */
 static bool stackinfo_has_user_sp(struct task_struct *task)
 {
-	return !(task->flags & STACKINFO_PF_WORKER);
+	return !(task->flags & (PF_IO_WORKER | PF_USER_WORKER));
 }
 
 /* Looks at another process that an exec keeps spoiling give up after this. */
@@ -857,7 +857,7 @@ int stackinfo_query_task(const struct stackinfo_caller *c,
 		q->thread_flags |= STACKINFO_THREAD_MAIN;
 	if (task == current)
 		q->thread_flags |= STACKINFO_THREAD_SELF;
-	if (task->flags & STACKINFO_PF_WORKER)
+	if (task->flags & (PF_IO_WORKER | PF_USER_WORKER))
 		q->thread_flags |= STACKINFO_THREAD_WORKER;
 	q->valid |= STACKINFO_VALID_THREAD | STACKINFO_VALID_START_STACK;
 

@@ -10,7 +10,8 @@
 # base: scripts/apply-series.sh applies it with patch -p1 to the base's
 # pristine files, `git am` applies it to a repository of them, a hunk
 # that cannot apply is named, and checkpatch.pl --strict finds nothing in
-# any patch.
+# any patch. No patch adds a line naming a kernel version or the module's
+# compatibility layer (module/compat/).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cp=$("$top/scripts/kernel-tools.sh")
@@ -72,6 +73,15 @@ for v in 6.12 7.2; do
 			cat "$tmp/same.out"
 			fail=1
 		fi
+	fi
+
+	# the series is mainline code: what older kernels lack is
+	# module/compat/'s, never the series'
+	if grep -nE '^\+.*(LINUX_VERSION_CODE|KERNEL_VERSION\(|STACKINFO_PROBE_|STACKINFO_COMPAT_|STACKINFO_HAVE_|STACKINFO_LOCKFREE_HOW|"compat\.h"|stackinfo_compat\.h)' \
+		"$top/kernel/patches/$v"/0*.patch >"$tmp/grep.out"; then
+		echo "FAIL: kernel/patches/$v names the module's compatibility layer:"
+		cat "$tmp/grep.out"
+		fail=1
 	fi
 
 	tree=$tmp/tree-$v
