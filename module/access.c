@@ -29,12 +29,12 @@
  *    the thread has none (a zombie, an exiting thread, a kernel thread),
  *    so the thread must have an mm before the opens and after them
  *    (stackinfo_kernel_grant()), and a batch keeps and reuses only such
- *    an answer (module/query.c).
+ *    an answer (module/grant.c).
  *    An exec between that check and the look would put another image
  *    behind the answer: the look compares the task's self_exec_id, read
  *    under exec_update_lock before the check, and the number the check
  *    looked up, with what they are under that lock after it
- *    (module/query.c).
+ *    (module/grant.c).
  *  - A proof fd: an fd of /proc/<pid>/mem (opened with PTRACE_MODE_ATTACH)
  *    or of /proc/<pid>/auxv (PTRACE_MODE_READ) whose mm is the thread's mm.
  *    Both opens ran mm_access() and keep that mm in ->private_data; an exec
@@ -74,6 +74,7 @@
 #include <linux/user_namespace.h>
 #include <kunit/visibility.h>
 
+#include "module.h"
 #include "stackinfo.h"
 
 VISIBLE_IF_KUNIT bool stackinfo_allow_cap_sys_ptrace;

@@ -22,6 +22,7 @@
 #include <linux/sysfs.h>
 #include <kunit/visibility.h>
 
+#include "module.h"
 #include "stackinfo.h"
 
 /* The longest command line read; bootconfig can add to the boot loader's. */
