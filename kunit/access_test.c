@@ -15,7 +15,7 @@
 #include <linux/sched/task.h>
 #include <linux/string.h>
 
-#include "../module/compat.h"
+#include "../module/module.h"
 #include "../module/stackinfo.h"
 #include "util.h"
 

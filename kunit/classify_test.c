@@ -18,7 +18,6 @@
 #include <linux/sched/task.h>
 #include <linux/uaccess.h>
 
-#include "../module/compat.h"
 #include "../module/stackinfo.h"
 #include "util.h"
 

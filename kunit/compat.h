@@ -2,14 +2,11 @@
 /*
  * stackinfo: the differences of KUnit's API between our debug kernels
  * (5.10, 6.1, 6.12, 7.2) that the suites meet, bridged here as
- * module/compat.h bridges the module's (util.h includes this, after
+ * module/compat/compat.h bridges the module's (util.h includes this, after
  * <kunit/test.h>). A macro a kernel lacks is tested with #ifndef; what no
  * macro tells is probed by Kbuild in the kernel's include/kunit/
- * (STACKINFO_KUNIT_*). Not here: the two helpers 6.1 lacks,
- * KUNIT_CASE_SLOW and KUNIT_EXPECT_MEMEQ, which module/compat.h's tail
- * has (the in-tree series carries that tail, and a change to it would
- * change the series and the patched debug kernels), and util.c's own way
- * to an mm before kunit_vm_mmap().
+ * (STACKINFO_KUNIT_*). Not here: util.c's own way to an mm before
+ * kunit_vm_mmap().
  *
  * 5.10's KUnit (include/kunit/test.h of linux-source-5.10) runs what the
  * suites ask of it, less three things, which kunit/compat.c does there:
@@ -26,6 +23,15 @@
 /* The resource API has a header of its own since; 5.10's is in test.h. */
 #ifndef STACKINFO_KUNIT_NO_RESOURCE_H
 #include <kunit/resource.h>
+#endif
+
+/* KUnit helpers 6.1 lacks. */
+#ifndef KUNIT_CASE_SLOW
+#define KUNIT_CASE_SLOW(name) KUNIT_CASE(name)
+#endif
+#ifndef KUNIT_EXPECT_MEMEQ
+#define KUNIT_EXPECT_MEMEQ(test, left, right, size) \
+	KUNIT_EXPECT_EQ(test, memcmp(left, right, size), 0)
 #endif
 
 /* 5.10 has no NULL assertions (include/kunit/test.h: none). */

@@ -17,7 +17,6 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
-#include "../module/compat.h"
 #include "../module/stackinfo.h"
 #include "util.h"
 

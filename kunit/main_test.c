@@ -7,7 +7,7 @@
 #include <linux/mm.h>
 #include <linux/string.h>
 
-#include "../module/compat.h"
+#include "../module/module.h"
 #include "../module/stackinfo.h"
 #include "util.h"
 

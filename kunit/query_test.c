@@ -20,7 +20,7 @@
 #include <linux/threads.h>
 #include <linux/umh.h>
 
-#include "../module/compat.h"
+#include "../module/module.h"
 #include "../module/stackinfo.h"
 #include "util.h"
 

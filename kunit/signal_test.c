@@ -35,7 +35,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
-#include "../module/compat.h"
+#include "../module/module.h"
 #include "../module/stackinfo.h"
 #include "util.h"
 

@@ -25,7 +25,7 @@
 #include <linux/slab.h>
 #include <linux/umh.h>
 
-#include "../module/compat.h"
+#include "../module/module.h"
 #include "../module/stackinfo.h"
 #include "util.h"
 

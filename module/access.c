@@ -29,12 +29,12 @@
  *    the thread has none (a zombie, an exiting thread, a kernel thread),
  *    so the thread must have an mm before the opens and after them
  *    (stackinfo_kernel_grant()), and a batch keeps and reuses only such
- *    an answer (module/query.c).
+ *    an answer (module/grant.c).
  *    An exec between that check and the look would put another image
  *    behind the answer: the look compares the task's self_exec_id, read
  *    under exec_update_lock before the check, and the number the check
  *    looked up, with what they are under that lock after it
- *    (module/query.c).
+ *    (module/grant.c).
  *  - A proof fd: an fd of /proc/<pid>/mem (opened with PTRACE_MODE_ATTACH)
  *    or of /proc/<pid>/auxv (PTRACE_MODE_READ) whose mm is the thread's mm.
  *    Both opens ran mm_access() and keep that mm in ->private_data; an exec
@@ -74,7 +74,7 @@
 #include <linux/user_namespace.h>
 #include <kunit/visibility.h>
 
-#include "compat.h"
+#include "module.h"
 #include "stackinfo.h"
 
 VISIBLE_IF_KUNIT bool stackinfo_allow_cap_sys_ptrace;
@@ -327,8 +327,7 @@ static struct file *stackinfo_proc_open(const struct stackinfo_caller *c,
 	if (!fops)
 		return ERR_PTR(-EACCES);
 	snprintf(path, sizeof(path), "%d/%s", nr, name);
-	f = stackinfo_file_open_root(&c->proc_root, path,
-				     O_RDONLY | O_NOFOLLOW);
+	f = file_open_root(&c->proc_root, path, O_RDONLY | O_NOFOLLOW, 0);
 	if (IS_ERR(f))
 		return f;
 	if (f->f_path.mnt != c->proc_root.mnt || f->f_op != fops) {
@@ -352,7 +351,7 @@ static ssize_t stackinfo_proc_read(struct file *f, char *buf, size_t len)
 	loff_t pos = 0;
 	int err;
 
-	err = stackinfo_rw_verify_area(f, &pos, len);
+	err = rw_verify_area(READ, f, &pos, len);
 	if (err)
 		return err;
 	init_sync_kiocb(&kiocb, f);

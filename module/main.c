@@ -22,7 +22,7 @@
 #include <linux/sysfs.h>
 #include <kunit/visibility.h>
 
-#include "compat.h"
+#include "module.h"
 #include "stackinfo.h"
 
 /* The longest command line read; bootconfig can add to the boot loader's. */
@@ -41,8 +41,8 @@ MODULE_PARM_DESC(stack_guard_gap, STACKINFO_GAP_DESC);
 
 /*
  * lockfree: Y while queries try the lock-free look first; it cannot be
- * set where this build has none (module/compat.h says where), so reading
- * it tells an administrator which path answers. The two counters say how
+ * set where this build has none (module/compat/compat.h says where), so
+ * reading it tells an administrator which path answers. The two counters say how
  * often that look answered and how often it gave way to mmap_lock.
  */
 static int stackinfo_lockfree_set(const char *val,
@@ -124,7 +124,7 @@ VISIBLE_IF_KUNIT unsigned long stackinfo_guard_gap_from_cmdline(char *cmdline)
 		unsigned long pages = 0;
 		char *param, *val, *p;
 
-		args = stackinfo_next_arg(args, &param, &val);
+		args = next_arg(args, &param, &val);
 		if (!val && !strcmp(param, "--"))
 			break;
 		if (!val || !stackinfo_param_is(param, "stack_guard_gap"))
@@ -165,7 +165,7 @@ static struct file *stackinfo_open_cmdline(void)
 	task_unlock(init);
 	put_task_struct(init);
 	if (have_root) {
-		f = stackinfo_file_open_root(&root, "proc/cmdline", O_RDONLY);
+		f = file_open_root(&root, "proc/cmdline", O_RDONLY, 0);
 		path_put(&root);
 	}
 	return f;
@@ -256,6 +256,9 @@ static int __init stackinfo_init(void)
 		err = stackinfo_access_init();
 	if (err)
 		return err;
+	/* the core's default: wherever CONFIG_PER_VMA_LOCK is set */
+	if (!STACKINFO_HAVE_LOCKFREE)
+		stackinfo_lockfree = false;
 	if (STACKINFO_HAVE_LOCKFREE)
 		pr_info("stackinfo: lock-free path: yes (%s)%s\n",
 			STACKINFO_LOCKFREE_HOW,

@@ -25,6 +25,7 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 
+#include "module.h"
 #include "stackinfo.h"
 
 static struct proc_dir_entry *stackinfo_pde;

@@ -24,7 +24,6 @@
 #include <asm/ptrace.h>
 #include <kunit/visibility.h>
 
-#include "compat.h"
 #include "profile.h"
 #include "stackinfo.h"
 
@@ -49,9 +48,8 @@ EXPORT_SYMBOL_IF_KUNIT(stackinfo_vma_flags);
 /*
  * The VMA holding @addr, the end of the VMA below it, and that VMA again
  * as a guard when it is PROT_NONE and touches it (a pthread stack's guard).
- * One walk of the maple tree to the entry at @addr and one step back:
- * O(log n) in VMAs, and the same meaning on every kernel (vma_find()'s
- * bound does not have one: 6.1 searches up to max, 6.12 up to max - 1).
+ * One walk of the VMA tree to the entry at @addr and one step back:
+ * O(log n) in VMAs.
  * The caller holds rcu_read_lock(), and either mmap_lock, which makes
  * every read here stable, or a sequence it checks afterwards
  * (stackinfo_look_lockless()): then the VMAs may be changing or freed
@@ -62,7 +60,7 @@ EXPORT_SYMBOL_IF_KUNIT(stackinfo_vma_flags);
 static int stackinfo_vma_walk(struct mm_struct *mm, unsigned long addr,
 			      struct stackinfo_vma *out)
 {
-	STACKINFO_VMA_CURSOR(cur, mm);
+	VMA_ITERATOR(vmi, mm, addr);
 	struct vm_area_struct *vma, *prev;
 	unsigned long vm_flags;
 
@@ -71,7 +69,8 @@ static int stackinfo_vma_walk(struct mm_struct *mm, unsigned long addr,
 	if (addr >= mm->task_size)
 		return -ENOENT;
 
-	vma = stackinfo_cursor_at(&cur, addr);
+	/* the VMA that intersects [addr, addr + 1) */
+	vma = vma_find(&vmi, addr + 1);
 	if (!vma)
 		return -ENOENT;
 	out->found = true;
@@ -80,7 +79,7 @@ static int stackinfo_vma_walk(struct mm_struct *mm, unsigned long addr,
 	vm_flags = data_race(vma->vm_flags); /* racy: see above */
 	out->flags = stackinfo_vma_flags(vm_flags);
 
-	prev = stackinfo_cursor_prev(&cur);
+	prev = vma_prev(&vmi);
 	if (!prev)
 		return 0;
 	out->has_prev = true;
@@ -106,13 +105,13 @@ static int stackinfo_vma_walk(struct mm_struct *mm, unsigned long addr,
 static void stackinfo_addr_walk(struct mm_struct *mm, unsigned long addr,
 				struct stackinfo_addr *out)
 {
-	STACKINFO_VMA_CURSOR(cur, mm);
+	VMA_ITERATOR(vmi, mm, addr);
 	struct vm_area_struct *vma, *prev, *next;
 
 	memset(out, 0, sizeof(*out));
 	if (addr >= mm->task_size)
 		return;
-	vma = stackinfo_cursor_from(&cur, addr);
+	vma = vma_find(&vmi, ULONG_MAX);
 	if (!vma)
 		return;
 	out->found = true;
@@ -121,13 +120,14 @@ static void stackinfo_addr_walk(struct mm_struct *mm, unsigned long addr,
 	out->vm_flags = data_race(vma->vm_flags); /* racy: see above */
 	out->pgoff = data_race(vma->vm_pgoff); /* racy: see above */
 
-	prev = stackinfo_cursor_prev(&cur);
+	prev = vma_prev(&vmi);
 	if (prev) {
 		out->has_prev = true;
 		out->prev_end = data_race(prev->vm_end); /* racy: see above */
 		out->prev_flags = data_race(prev->vm_flags); /* see above */
 	}
-	next = stackinfo_cursor_from(&cur, out->end);
+	vma_iter_init(&vmi, mm, out->end);
+	next = vma_find(&vmi, ULONG_MAX);
 	if (next) {
 		out->has_next = true;
 		out->next_start = data_race(next->vm_start); /* see above */
@@ -141,7 +141,7 @@ int stackinfo_vma_at(struct mm_struct *mm, unsigned long addr,
 {
 	int err;
 
-	stackinfo_assert_mmap_locked(mm);
+	mmap_assert_locked(mm);
 	rcu_read_lock();
 	err = stackinfo_vma_walk(mm, addr, out);
 	rcu_read_unlock();
@@ -155,7 +155,7 @@ EXPORT_SYMBOL_IF_KUNIT(stackinfo_vma_at);
  * how often it answered or gave way to mmap_lock. Per-CPU, so that
  * counting costs concurrent queries no shared cache line.
  */
-bool stackinfo_lockfree = STACKINFO_HAVE_LOCKFREE;
+bool stackinfo_lockfree = IS_ENABLED(CONFIG_PER_VMA_LOCK);
 EXPORT_SYMBOL_IF_KUNIT(stackinfo_lockfree);
 static DEFINE_PER_CPU(unsigned long, stackinfo_lockfree_hits);
 static DEFINE_PER_CPU(unsigned long, stackinfo_lockfree_fallbacks);
@@ -236,7 +236,7 @@ stackinfo_look_lockless(struct mm_struct *mm, unsigned long sp, bool have_sp,
 {
 	unsigned int seq;
 
-	if (!STACKINFO_HAVE_LOCKFREE || !stackinfo_mm_seq_begin(mm, &seq))
+	if (!mmap_lock_speculate_try_begin(mm, &seq))
 		return false;
 	rcu_read_lock();
 	stackinfo_prof(STACKINFO_STEP_SEQ_BEGIN);
@@ -244,7 +244,7 @@ stackinfo_look_lockless(struct mm_struct *mm, unsigned long sp, bool have_sp,
 	rcu_read_unlock();
 	if (before_retry)
 		before_retry(mm);
-	return !stackinfo_mm_seq_retry(mm, seq);
+	return !mmap_lock_speculate_retry(mm, seq);
 }
 EXPORT_SYMBOL_IF_KUNIT(stackinfo_look_lockless);
 
@@ -317,41 +317,12 @@ struct task_struct *stackinfo_get_task(const struct stackinfo_caller *c,
 }
 EXPORT_SYMBOL_IF_KUNIT(stackinfo_get_task);
 
-/*
- * What a query holds while it looks. For the caller itself it takes no
- * reference: its task and mm cannot go away under its own system call.
- */
-struct stackinfo_target {
-	struct task_struct *task;
-	struct mm_struct *mm;
-	unsigned long sp;
-	/* its sigaltstack, read with the SP: the image the grant was for */
-	unsigned long ss_sp;
-	size_t ss_size;
-	unsigned int ss_flags;
-	bool have_sp;
-	bool sp_granted; /* the SP may be shown, had it one */
-	bool self;
-};
-
 /* A user worker (io-wq) shares the mm but never ran user code: no SP. */
 static bool stackinfo_has_user_sp(struct task_struct *task)
 {
-	return !(task->flags & STACKINFO_PF_WORKER);
+	return !(task->flags & (PF_IO_WORKER | PF_USER_WORKER));
 }
 
-/* Looks at another process that an exec keeps spoiling give up after this. */
-#define STACKINFO_EXEC_TRIES 4
-
-/*
- * @task's mm (referenced) and SP, taken under task_lock() as get_task_mm()
- * takes the mm: while task->mm is set the task has not passed exit_mm(),
- * so its kernel stack, where the SP was saved at its last kernel entry,
- * is still its own. A thread running in user space meanwhile has moved on
- * from that SP, and one entering the kernel may be saving a new one: the
- * read races on purpose (the answer is "the SP at the last entry", a
- * snapshot of a moving value, which stackinfo(4) says).
- */
 /*
  * @task's sigaltstack as it keeps it (pinned with the task_struct by the
  * caller's reference, or current's own call). Only @task writes it:
@@ -376,8 +347,20 @@ static void stackinfo_read_altstack(struct task_struct *task,
 	t->ss_flags = data_race(READ_ONCE(task->sas_ss_flags));
 }
 
-static struct mm_struct *stackinfo_task_mm(struct task_struct *task,
-					   struct stackinfo_target *t)
+/*
+ * @task's mm (referenced) and SP, taken under task_lock() as get_task_mm()
+ * takes the mm: while task->mm is set the task has not passed exit_mm(),
+ * so its kernel stack, where the SP was saved at its last kernel entry,
+ * is still its own. A thread running in user space meanwhile has moved on
+ * from that SP, and one entering the kernel may be saving a new one: the
+ * read races on purpose (the answer is "the SP at the last entry", a
+ * snapshot of a moving value, which stackinfo(4) says).
+ * NULL for a kernel thread or one past exit_mm(). For another process's
+ * thread, the policy's stackinfo_lock_target() calls this under the
+ * thread's exec_update_lock.
+ */
+struct mm_struct *stackinfo_task_mm(struct task_struct *task,
+				    struct stackinfo_target *t)
 {
 	struct mm_struct *mm;
 
@@ -394,79 +377,19 @@ static struct mm_struct *stackinfo_task_mm(struct task_struct *task,
 }
 
 /*
- * A batch (c->asked) keeps the kernel's last answer with the credentials
- * it was about: ptrace_may_access() and maps' open judge a thread by its
- * credentials, its mm (one for the whole process) and its thread group,
- * so a thread whose real_cred is that very cred gets the very answer, and
- * a batch of one process asks the kernel once, not twice a thread (every
- * open kept until the ioctl returns, as fput() defers). Only a grant about
- * a live mm is kept: stackinfo_kernel_grant() gives none about a thread
- * without one (a zombie leader's maps opens for anyone), and the thread
- * must still have its mm under the lock afterwards. The reference on
- * the remembered cred keeps its address from naming other credentials;
- * credentials are never changed in place, and exec installs new ones.
- * Under exec_update_lock.
- */
-static bool stackinfo_asked_before(const struct stackinfo_caller *c,
-				   struct task_struct *task, int *grant)
-{
-	if (!c->asked || !c->asked->cred ||
-	    rcu_access_pointer(task->real_cred) != c->asked->cred)
-		return false;
-	*grant = c->asked->grant;
-	return true;
-}
-
-/*
- * Remember @grant, the kernel's answer about @task, whose credentials were
- * @cred (referenced) when it was asked: if they still are, the reference
- * moves to the memo. Under exec_update_lock.
- */
-static void stackinfo_remember(const struct stackinfo_caller *c,
-			       struct task_struct *task,
-			       const struct cred *cred, int grant)
-{
-	if (!c->asked || !cred || rcu_access_pointer(task->real_cred) != cred)
-		return;
-	if (c->asked->cred)
-		put_cred(c->asked->cred);
-	c->asked->cred = get_cred(cred);
-	c->asked->grant = grant;
-}
-
-/* Is @task the image and the number @exec_id and @nr were read from? */
-static bool stackinfo_still(const struct stackinfo_caller *c,
-			    struct task_struct *task, u64 exec_id, pid_t nr)
-{
-	return READ_ONCE(task->self_exec_id) == exec_id &&
-	       task_pid_nr_ns(task, c->ns) == nr;
-}
-
-/*
- * Take @task's mm and SP if the policy allows (access.c). For another
- * process this happens under exec_update_lock, as mm_access() does, so
- * that the decision and the mm it was made for cannot be split by an
- * exec: what the module sees for itself (a proof fd for this mm) is
- * decided under the lock; where the kernel must be asked, it is asked with
- * no lock held, and the lock taken again must find the task's
- * self_exec_id as it was before the question (exec changes it under that
- * lock, between its new mm and its new credentials), or the question is
- * asked again. Nothing about the task, not even that it is a kernel
- * thread, before the policy has allowed it.
+ * Take @task's mm and SP if the policy allows. For another process the
+ * policy decides under exec_update_lock, as mm_access() does, and returns
+ * it held (stackinfo_lock_target()), so that the decision and the mm it
+ * was made for cannot be split by an exec. Nothing about the task, not
+ * even that it is a kernel thread, before the policy has allowed it.
  */
 static int stackinfo_target_get(const struct stackinfo_caller *c,
 				struct task_struct *task, bool want_sp,
 				struct stackinfo_target *t)
 {
-	enum stackinfo_grant need, grant;
 	bool other = !same_thread_group(task, current);
-	int asked = STACKINFO_GRANT_NONE;
-	struct rw_semaphore *exec_lock;
+	enum stackinfo_grant grant;
 	struct mm_struct *mm;
-	unsigned int tries;
-	const struct cred *cred = NULL;
-	u64 exec_id = 0;
-	pid_t nr = 0;
 	int err;
 
 	memset(t, 0, sizeof(*t));
@@ -485,63 +408,16 @@ static int stackinfo_target_get(const struct stackinfo_caller *c,
 		return 0;
 	}
 
-	/* pinned by the reference on @task, as task->signal is */
-	exec_lock = &task->signal->exec_update_lock;
-	need = want_sp ? STACKINFO_GRANT_ALL : STACKINFO_GRANT_NO_SP;
-	for (tries = 0;; tries++) {
-		if (other) {
-			err = down_read_killable(exec_lock);
-			if (err)
-				goto out_cred;
-		}
+	if (other) {
+		err = stackinfo_lock_target(c, task, want_sp, t, &mm, &grant);
+		if (err)
+			return err;
+	} else {
 		mm = stackinfo_task_mm(task, t);
-		/* the policy may ask LSMs (capable()): no spinlock held */
 		grant = stackinfo_grant(c, task, mm);
-		if (!other || grant >= need || !c->ask_kernel)
-			break;
-		/* a batch asked the kernel already about these credentials */
-		if (!tries && stackinfo_asked_before(c, task, &asked)) {
-			grant = max_t(int, grant, asked);
-			break;
-		}
-		/*
-		 * The kernel's answer holds if it was about this task and this
-		 * image: no exec since it was asked, and the number it looked
-		 * up still this task's (a task never gets a lost number back).
-		 */
-		if (tries &&
-		    (asked < 0 || stackinfo_still(c, task, exec_id, nr))) {
-			/* only a grant about a live mm is worth remembering */
-			if (asked >= 0 && mm)
-				stackinfo_remember(c, task, cred, asked);
-			grant = max_t(int, grant, asked);
-			break;
-		}
-		exec_id = READ_ONCE(task->self_exec_id);
-		up_read(exec_lock);
-		if (mm)
-			mmput(mm);
-		if (tries == STACKINFO_EXEC_TRIES) {
-			err = -EAGAIN;
-			goto out_cred;
-		}
-		if (c->asked && !cred)
-			cred = get_task_cred(task);
-		asked = c->ask_kernel(c, task, want_sp, &nr);
-		/*
-		 * Only a refusal leaves the grant as it was (a proof's): any
-		 * other failure of the check (-EINTR, -ENOMEM) is the answer.
-		 */
-		if (asked < 0 && asked != -EACCES && asked != -ESRCH) {
-			err = asked;
-			goto out_cred;
-		}
 	}
-	if (cred)
-		put_cred(cred);
-
 	if (grant == STACKINFO_GRANT_NONE)
-		err = asked < 0 ? asked : -EACCES;
+		err = -EACCES;
 	else if (task->flags & PF_KTHREAD)
 		err = -ENOENT; /* no user stack to report */
 	else if (!mm)
@@ -549,7 +425,7 @@ static int stackinfo_target_get(const struct stackinfo_caller *c,
 	else
 		err = 0;
 	if (other)
-		up_read(exec_lock);
+		up_read(&task->signal->exec_update_lock);
 	if (err) {
 		if (mm)
 			mmput(mm);
@@ -563,11 +439,6 @@ static int stackinfo_target_get(const struct stackinfo_caller *c,
 	if (!t->have_sp)
 		t->sp = 0;
 	return 0;
-
-out_cred:
-	if (cred)
-		put_cred(cred);
-	return err;
 }
 
 static void stackinfo_target_put(struct stackinfo_target *t)
@@ -857,7 +728,7 @@ int stackinfo_query_task(const struct stackinfo_caller *c,
 		q->thread_flags |= STACKINFO_THREAD_MAIN;
 	if (task == current)
 		q->thread_flags |= STACKINFO_THREAD_SELF;
-	if (task->flags & STACKINFO_PF_WORKER)
+	if (task->flags & (PF_IO_WORKER | PF_USER_WORKER))
 		q->thread_flags |= STACKINFO_THREAD_WORKER;
 	q->valid |= STACKINFO_VALID_THREAD | STACKINFO_VALID_START_STACK;
 
@@ -954,88 +825,39 @@ static struct task_struct *stackinfo_thread_with_mm(struct task_struct *task,
 }
 
 /*
- * Does @t still have @mm and the number @nr the kernel was asked by? Then
- * it had them all along (a task never gets back a lost mm or number), and
- * the kernel's answer was about @mm. @mm is pinned by the caller (mmget),
- * @t by its reference; under exec_update_lock, which exec_mmap() takes to
- * change @t's mm.
+ * For the policy's stackinfo_process_grant(): the first thread of @task's
+ * process that still has an mm, referenced, into *@with_mm (NULL if none)
+ * and its mm into *@mmp, with what stackinfo_grant() gives @c about them
+ * into *@grant, all under @task's exec_update_lock (pinned by the
+ * caller's reference on @task, as task->signal is).
+ * stackinfo_process_look_put() drops the references.
  */
-static bool stackinfo_still_has(const struct stackinfo_caller *c,
-				struct task_struct *t, struct mm_struct *mm,
-				pid_t nr)
+int stackinfo_process_look(const struct stackinfo_caller *c,
+			   struct task_struct *task,
+			   struct task_struct **with_mm, struct mm_struct **mmp,
+			   enum stackinfo_grant *grant)
 {
-	bool same;
-
-	task_lock(t);
-	same = t->mm == mm;
-	task_unlock(t);
-	return same && task_pid_nr_ns(t, c->ns) == nr;
-}
-
-/*
- * May @c learn anything about the process @task belongs to? 0, or the
- * refusal: the batch ioctl asks this before it counts threads. It asks
- * about the first thread that still has an mm (the leader may have
- * exited): a proof fd is compared with that mm, and the kernel is asked
- * about that thread, which is referenced while it is asked. The kernel's
- * "yes" is a grant only if that thread still has that mm and number under
- * exec_update_lock afterwards; when it lost either meanwhile (it exited,
- * or exec'd), the next thread with an mm is asked, four times at most
- * (-EAGAIN). Each thread's answer is then granted on its own
- * (stackinfo_query_task()).
- */
-int stackinfo_process_grant(const struct stackinfo_caller *c,
-			    struct task_struct *task)
-{
-	/* pinned by the reference on @task, as task->signal is */
 	struct rw_semaphore *exec_lock = &task->signal->exec_update_lock;
-	struct task_struct *with_mm;
-	enum stackinfo_grant grant;
-	struct mm_struct *mm;
-	unsigned int tries;
-	int err = -ESRCH;
-	bool retry;
-	pid_t nr;
+	int err = down_read_killable(exec_lock);
 
-	if (same_thread_group(task, current))
-		return 0;
-	for (tries = 0; tries < STACKINFO_EXEC_TRIES; tries++) {
-		err = down_read_killable(exec_lock);
-		if (err)
-			return err;
-		with_mm = stackinfo_thread_with_mm(task, &mm);
-		grant = stackinfo_grant(c, task, mm);
-		up_read(exec_lock);
-		if (grant != STACKINFO_GRANT_NONE)
-			err = 0;
-		else if (c->ask_kernel)
-			err = c->ask_kernel(c, with_mm ?: task, false, &nr);
-		else
-			err = -EACCES;
-		/* allowed to know: no user stack anywhere in it */
-		if (err >= 0 && !with_mm)
-			err = (task->flags & PF_KTHREAD) ? -ENOENT : -ESRCH;
-		/* the kernel's yes: about the mm @with_mm had when picked? */
-		if (err >= 0 && grant == STACKINFO_GRANT_NONE) {
-			err = down_read_killable(exec_lock);
-			if (!err) {
-				if (!stackinfo_still_has(c, with_mm, mm, nr))
-					err = -EAGAIN;
-				up_read(exec_lock);
-			}
-		}
-		/* the thread asked about exited, or exec'd: ask the next */
-		retry = with_mm && (err == -ESRCH || err == -EAGAIN);
-		if (mm)
-			mmput(mm);
-		if (with_mm)
-			put_task_struct(with_mm);
-		if (!retry)
-			break;
-	}
-	return err < 0 ? err : 0;
+	if (err)
+		return err;
+	*with_mm = stackinfo_thread_with_mm(task, mmp);
+	*grant = stackinfo_grant(c, task, *mmp);
+	up_read(exec_lock);
+	return 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(stackinfo_process_grant);
+EXPORT_SYMBOL_IF_KUNIT(stackinfo_process_look);
+
+void stackinfo_process_look_put(struct task_struct *with_mm,
+				struct mm_struct *mm)
+{
+	if (mm)
+		mmput(mm);
+	if (with_mm)
+		put_task_struct(with_mm);
+}
+EXPORT_SYMBOL_IF_KUNIT(stackinfo_process_look_put);
 
 /*
  * References to the threads of @task's process that have a number in @c's

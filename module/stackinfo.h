@@ -120,6 +120,23 @@ struct stackinfo_caller {
 	struct task_struct *file_task;
 };
 
+/*
+ * What a query holds while it looks. For the caller itself it takes no
+ * reference: its task and mm cannot go away under its own system call.
+ */
+struct stackinfo_target {
+	struct task_struct *task;
+	struct mm_struct *mm;
+	unsigned long sp;
+	/* its sigaltstack, read with the SP: the image the grant was for */
+	unsigned long ss_sp;
+	size_t ss_size;
+	unsigned int ss_flags;
+	bool have_sp;
+	bool sp_granted; /* the SP may be shown, had it one */
+	bool self;
+};
+
 /* query.c: the answer from task data */
 int stackinfo_query(const struct stackinfo_caller *c,
 		    struct stackinfo_query *q);
@@ -127,8 +144,14 @@ int stackinfo_query_task(const struct stackinfo_caller *c,
 			 struct task_struct *task, struct stackinfo_query *q);
 struct task_struct *stackinfo_get_task(const struct stackinfo_caller *c,
 				       pid_t tid);
-int stackinfo_process_grant(const struct stackinfo_caller *c,
-			    struct task_struct *task);
+struct mm_struct *stackinfo_task_mm(struct task_struct *task,
+				    struct stackinfo_target *t);
+int stackinfo_process_look(const struct stackinfo_caller *c,
+			   struct task_struct *task,
+			   struct task_struct **with_mm, struct mm_struct **mmp,
+			   enum stackinfo_grant *grant);
+void stackinfo_process_look_put(struct task_struct *with_mm,
+				struct mm_struct *mm);
 int stackinfo_threads_get(const struct stackinfo_caller *c,
 			  struct task_struct *task, struct task_struct **tasks,
 			  u32 cap, u32 *nr);
@@ -145,43 +168,41 @@ long stackinfo_compat_ioctl(struct file *file, unsigned int cmd,
 			    unsigned long arg);
 int stackinfo_show(struct seq_file *m, void *v);
 
-/* the access policy: who may ask about whom (access.c, or procfs's) */
-int stackinfo_access_init(void);
+/* the access policy: who may ask about whom (the module's, or procfs's) */
 int stackinfo_caller_get(struct stackinfo_caller *c, const struct file *file,
 			 bool want_proof, int proof_fd);
-int stackinfo_caller_set_proof(struct stackinfo_caller *c, struct file *proof);
 void stackinfo_caller_put(struct stackinfo_caller *c);
 enum stackinfo_grant stackinfo_grant(const struct stackinfo_caller *c,
 				     struct task_struct *task,
 				     struct mm_struct *mm);
-int stackinfo_kernel_grant(const struct stackinfo_caller *c,
-			   struct task_struct *task, bool want_sp, pid_t *nr);
-bool stackinfo_proof_fds_work(void);
-
-/* procfs.c: /proc/stackinfo and its ioctl */
-int stackinfo_procfs_init(void);
-void stackinfo_procfs_exit(void);
+/*
+ * Another process's thread: take @task's exec_update_lock for reading,
+ * its mm into *@mmp and SP into @t (stackinfo_task_mm()), and what @c may
+ * learn of them into *@grant; 0 with the lock held (as lock_trace() holds
+ * it), the caller drops it and the mm. An error holds nothing.
+ */
+int stackinfo_lock_target(const struct stackinfo_caller *c,
+			  struct task_struct *task, bool want_sp,
+			  struct stackinfo_target *t, struct mm_struct **mmp,
+			  enum stackinfo_grant *grant);
+/* May @c learn anything about @task's process? 0, or the refusal. */
+int stackinfo_process_grant(const struct stackinfo_caller *c,
+			    struct task_struct *task);
 
 /*
- * main.c: an error at init that says nothing about the kernel (no memory,
- * a fatal signal): the load fails with it
+ * The kernel's stack_guard_gap: the module's main.c reads it off the
+ * command line (modules cannot read the variable), procfs copies it
  */
-bool stackinfo_init_transient(long err);
-
-/* main.c: the kernel's stack_guard_gap, which modules cannot read */
 extern unsigned long stackinfo_guard_gap;
 extern bool stackinfo_guard_gap_known;
 
 #if IS_ENABLED(CONFIG_KUNIT)
 /* Static unless kunit/ needs to reach them (VISIBLE_IF_KUNIT). */
-extern bool stackinfo_allow_cap_sys_ptrace;
-const struct file_operations *stackinfo_learn_proof_fops(const char *path);
 int stackinfo_ioctl_query(const struct file *file,
 			  struct stackinfo_query __user *uarg);
 int stackinfo_ioctl_threads(const struct file *file,
 			    struct stackinfo_threads __user *uarg);
 void stackinfo_show_query(struct seq_file *m, const struct stackinfo_query *q);
-unsigned long stackinfo_guard_gap_from_cmdline(char *cmdline);
 bool stackinfo_look_lockless(struct mm_struct *mm, unsigned long sp,
 			     bool have_sp, struct stackinfo_look *l,
 			     void (*before_retry)(struct mm_struct *mm));

@@ -8,16 +8,17 @@
 #
 # The series is made from the project's own files, never edited by hand:
 #   include/uapi/linux/stackinfo.h  the same file
-#   module/stackinfo.h, compat.h,   as fs/proc/stackinfo.h,
-#   query.c, abi.c                  stackinfo_compat.h, stackinfo_query.c,
-#                                   stackinfo_abi.c: the same source, the
-#                                   includes renamed and the KUnit-only
-#                                   exports left out (the module, loaded
-#                                   on a patched kernel, exports them);
-#                                   of compat.h, only what the base needs
-#                                   (unifdef: not what the module's own
-#                                   files or kernels before the maple tree
-#                                   need)
+#   module/stackinfo.h, query.c,    as fs/proc/stackinfo.h,
+#   abi.c                           stackinfo_query.c, stackinfo_abi.c:
+#                                   the same source, written against
+#                                   mainline's API (module/compat/, which
+#                                   supplies it on older kernels, is the
+#                                   module's alone), with the KUnit-only
+#                                   exports and the profiling marks left
+#                                   out (the module, loaded on a patched
+#                                   kernel, exports them)
+#   kernel/series/6.12/             for the 6.12 base, a first patch with
+#                                   mainline's mmap_lock_speculate_*()
 #   kernel/proc/stackinfo.c         fs/proc/stackinfo.c (procfs's policy)
 #   kernel/series/                  the commit messages, the Kconfig entry,
 #                                   the proc.rst section
@@ -38,8 +39,7 @@ version=${1:?usage: gen-series.sh [--pristine] 6.12|7.2 [OUTDIR]}
 out=${2:-$top/kernel/patches/$version}
 cache=${STACKINFO_CACHE:-/var/cache/stackinfo}
 case $version in
-6.12) probe=STACKINFO_PROBE_MM_LOCK_SEQCOUNT ;;
-7.2) probe=STACKINFO_PROBE_MMAP_LOCK_SPECULATE ;;
+6.12 | 7.2) ;;
 *) echo "gen-series: no series for '$version' (bases: 6.12 7.2)" >&2; exit 2 ;;
 esac
 
@@ -47,6 +47,8 @@ esac
 files="MAINTAINERS Documentation/userspace-api/ioctl/ioctl-number.rst fs/proc/base.c fs/proc/internal.h fs/proc/Kconfig
 fs/proc/Makefile Documentation/filesystems/proc.rst
 tools/testing/selftests/proc/Makefile tools/testing/selftests/proc/.gitignore"
+# 6.12 lacks mainline's mmap_lock_speculate_*() (6.14), which the core uses
+[ "$version" != 6.12 ] || files="$files include/linux/mmap_lock.h"
 read -r srcver tarball < <("$top/scripts/build-debug-kernel.sh" --source "$version")
 pristine=$cache/pristine-$version-$srcver-$(echo $files | sha256sum | cut -c1-8)
 if [ ! -e "$pristine/.complete" ]; then
@@ -77,17 +79,17 @@ for f in $files; do
 done
 "${git[@]}" add -A
 "${git[@]}" commit -q -m "base: linux-source-$version $srcver"
+base=$("${git[@]}" rev-parse HEAD)
 
 commit() {	# MESSAGE-FILE
 	"${git[@]}" add -A
 	"${git[@]}" commit -q -F "$top/kernel/series/$1"
 }
 
-# module/X as in-tree code: the same lines but for the includes' names
-# and the exports only the module's KUnit suites need
+# module/X as in-tree code: the same lines but for the exports only the
+# module's KUnit suites need and the module's profiling marks
 intree() {	# SRC DST
-	sed -e 's/^#include "compat.h"$/#include "stackinfo_compat.h"/' \
-		-e '/^EXPORT_SYMBOL_IF_KUNIT(.*);$/d' \
+	sed -e '/^EXPORT_SYMBOL_IF_KUNIT(.*);$/d' \
 		-e '/^#include "profile.h"$/d' -e '/^\t*stackinfo_prof/d' \
 		"$top/$1" >"$work/$2"
 }
@@ -103,6 +105,18 @@ insert_after() {
 	' "$work/$1" >"$work/$1.new"
 	mv "$work/$1.new" "$work/$1"
 }
+
+# 0 (6.12): mainline's mmap_lock_speculate_try_begin()/_retry(), after
+# mm_lock_seqcount_end() with CONFIG_PER_VMA_LOCK and after its stub without
+if [ "$version" = 6.12 ]; then
+	insert_after include/linux/mmap_lock.h '^}$' "$top/kernel/series/6.12/mmap_lock.h" \
+		'^static inline void mm_lock_seqcount_end\(struct mm_struct \*mm\)$'
+	insert_after include/linux/mmap_lock.h \
+		'^static inline void mm_lock_seqcount_end\(struct mm_struct \*mm\) \{\}$' \
+		"$top/kernel/series/6.12/mmap_lock.h.stubs"
+	"${git[@]}" add -A
+	"${git[@]}" commit -q -F "$top/kernel/series/6.12/0-mmap-lock-speculate.txt"
+fi
 
 # 1: the uapi header, and a MAINTAINERS entry that each patch adding a
 # file extends (after PROC FILESYSTEM, which covers fs/proc/ as a whole)
@@ -127,10 +141,6 @@ commit 1-uapi.txt
 
 # 2: the query core, the text and ioctls, procfs's policy and fops
 intree module/stackinfo.h fs/proc/stackinfo.h
-intree module/compat.h fs/proc/stackinfo_compat.h
-# unifdef: 0 unchanged, 1 changed, 2 trouble
-unifdef -DSTACKINFO_INTREE -USTACKINFO_NO_MAPLE_TREE \
-	-o "$work/fs/proc/stackinfo_compat.h" "$work/fs/proc/stackinfo_compat.h" || [ $? = 1 ]
 intree module/query.c fs/proc/stackinfo_query.c
 intree module/abi.c fs/proc/stackinfo_abi.c
 cp "$top/kernel/proc/stackinfo.c" "$work/fs/proc/stackinfo.c"
@@ -138,8 +148,6 @@ insert_after fs/proc/Kconfig '^	  this interface. For example, rkt is such a pie
 	"$top/kernel/series/Kconfig"
 cat >"$work/mk.txt" <<EOF
 proc-\$(CONFIG_PROC_STACKINFO)	+= stackinfo.o stackinfo_abi.o stackinfo_query.o
-# the mmap_lock sequence count this base has (stackinfo_compat.h)
-CFLAGS_stackinfo_query.o	+= -D$probe
 EOF
 insert_after fs/proc/Makefile '^proc-\$\(CONFIG_PROC_PAGE_MONITOR\)' "$work/mk.txt"
 printf '%s\n' 'extern const struct file_operations proc_pid_stackinfo_operations;' >"$work/decl.txt"
@@ -207,7 +215,7 @@ commit 5-selftest.txt
 # today's date): subject, text, shortlog, diffstat
 rm -rf "$out.tmp"
 mkdir -p "$out.tmp"
-"${git[@]}" format-patch -q -n --no-signature --zero-commit -o "$out.tmp" HEAD~5..HEAD
+"${git[@]}" format-patch -q -n --no-signature --zero-commit -o "$out.tmp" $base..HEAD
 total=$(ls "$out.tmp" | wc -l)
 {
 	echo "From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001"
@@ -219,8 +227,8 @@ total=$(ls "$out.tmp" | wc -l)
 	echo
 	echo "Against linux-source-$version $srcver."
 	echo
-	"${git[@]}" shortlog HEAD~5..HEAD
-	"${git[@]}" diff --stat --summary HEAD~5..HEAD
+	"${git[@]}" shortlog $base..HEAD
+	"${git[@]}" diff --stat --summary $base..HEAD
 } >"$out.tmp/0000-cover-letter.patch"
 rm -rf "$out"
 mv "$out.tmp" "$out"

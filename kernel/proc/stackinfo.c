@@ -27,6 +27,8 @@
 #include <linux/init.h>
 #include <linux/mm.h>
 #include <linux/ptrace.h>
+#include <linux/rwsem.h>
+#include <linux/sched/signal.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/task.h>
 #include <linux/seq_file.h>
@@ -107,6 +109,52 @@ enum stackinfo_grant stackinfo_grant(const struct stackinfo_caller *c,
 					    PTRACE_MODE_NOAUDIT))
 		return STACKINFO_GRANT_ALL;
 	return STACKINFO_GRANT_NO_SP;
+}
+
+/*
+ * @task is a thread of the file's process, which is not the caller's
+ * (stackinfo_get_task() finds no other): its mm, SP and grant, read under
+ * its exec_update_lock, which is returned held (as lock_trace() holds it)
+ * so that the check and @mm are about one image.
+ */
+int stackinfo_lock_target(const struct stackinfo_caller *c,
+			  struct task_struct *task, bool want_sp,
+			  struct stackinfo_target *t, struct mm_struct **mmp,
+			  enum stackinfo_grant *grant)
+{
+	int err = down_read_killable(&task->signal->exec_update_lock);
+
+	if (err)
+		return err;
+	*mmp = stackinfo_task_mm(task, t);
+	*grant = stackinfo_grant(c, task, *mmp);
+	return 0;
+}
+
+/*
+ * Before the batch counts @task's threads: the file's process as the open
+ * found it, judged by its first thread that still has an mm; none left,
+ * and there is no stack to report.
+ */
+int stackinfo_process_grant(const struct stackinfo_caller *c,
+			    struct task_struct *task)
+{
+	struct task_struct *with_mm;
+	enum stackinfo_grant grant;
+	struct mm_struct *mm;
+	int err;
+
+	if (same_thread_group(task, current))
+		return 0;
+	err = stackinfo_process_look(c, task, &with_mm, &mm, &grant);
+	if (err)
+		return err;
+	if (grant == STACKINFO_GRANT_NONE)
+		err = -EACCES;
+	else if (!with_mm)
+		err = (task->flags & PF_KTHREAD) ? -ENOENT : -ESRCH;
+	stackinfo_process_look_put(with_mm, mm);
+	return err;
 }
 
 static int proc_stackinfo_open(struct inode *inode, struct file *file)

@@ -6,7 +6,7 @@
 # PREEMPT_RT, 5.10; the KUnit module too, where the kernel has KUnit; not
 # debug-6.1, make check-extra's, whose 6.1 the module's build against
 # Debian's 6.1 headers covers), with sparse (C=2) too against
-# one kernel of each side of module/compat.h (6.12 with the KUnit module
+# one kernel of each side of module/compat/compat.h (6.12 with the KUnit module
 # and the in-tree series: debug-6.12; 6.1; 5.10 with the KUnit module and
 # kunit/compat.h's 5.10 side: debug-5.10; sparse doubles a build, and the
 # rt flavours and the other kernels compile the same lines),

@@ -10,7 +10,9 @@
 # base: scripts/apply-series.sh applies it with patch -p1 to the base's
 # pristine files, `git am` applies it to a repository of them, a hunk
 # that cannot apply is named, and checkpatch.pl --strict finds nothing in
-# any patch.
+# any patch. No patch adds a line naming a kernel version or the module's
+# compatibility layer (module/compat/), or a name of the module's own
+# grants (module/grant.c).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cp=$("$top/scripts/kernel-tools.sh")
@@ -72,6 +74,24 @@ for v in 6.12 7.2; do
 			cat "$tmp/same.out"
 			fail=1
 		fi
+	fi
+
+	# the series is mainline code: what older kernels lack is
+	# module/compat/'s, never the series'
+	if grep -nE '^\+.*(LINUX_VERSION_CODE|KERNEL_VERSION\(|STACKINFO_PROBE_|STACKINFO_COMPAT_|STACKINFO_HAVE_|STACKINFO_LOCKFREE_HOW|"compat\.h"|stackinfo_compat\.h)' \
+		"$top/kernel/patches/$v"/0*.patch >"$tmp/grep.out"; then
+		echo "FAIL: kernel/patches/$v names the module's compatibility layer:"
+		cat "$tmp/grep.out"
+		fail=1
+	fi
+
+	# nor the module's own grants (module/grant.c): the kernel's open of
+	# the file is the kernel's check, asked of nobody afterwards
+	if grep -nE '^\+.*(STACKINFO_EXEC_TRIES|stackinfo_asked_before|stackinfo_remember|stackinfo_still|stackinfo_kernel_grant|self_exec_id)' \
+		"$top/kernel/patches/$v"/0*.patch >"$tmp/grep.out"; then
+		echo "FAIL: kernel/patches/$v carries the module's grants:"
+		cat "$tmp/grep.out"
+		fail=1
 	fi
 
 	tree=$tmp/tree-$v
