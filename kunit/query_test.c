@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit suite stackinfo_query, for module/query.c: the VMA walk on real
+ * KUnit suite stackinfo_query, for module/query.c (and module/grant.c, the
+ * kernel asked for another process's thread): the VMA walk on real
  * mms (each case lays out its own, util.c), the vm_flags it reports,
  * stackinfo_query() on tids, and the lock-free look against the locked one.
  */

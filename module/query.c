@@ -377,6 +377,15 @@ struct mm_struct *stackinfo_task_mm(struct task_struct *task,
 }
 
 /*
+ * Undo stackinfo_lock_target()'s exec_update_lock (task->signal pinned by
+ * the caller's reference on @task), as unlock_trace() undoes lock_trace().
+ */
+void stackinfo_unlock_target(struct task_struct *task)
+{
+	up_read(&task->signal->exec_update_lock);
+}
+
+/*
  * Take @task's mm and SP if the policy allows. For another process the
  * policy decides under exec_update_lock, as mm_access() does, and returns
  * it held (stackinfo_lock_target()), so that the decision and the mm it
@@ -410,8 +419,10 @@ static int stackinfo_target_get(const struct stackinfo_caller *c,
 
 	if (other) {
 		err = stackinfo_lock_target(c, task, want_sp, t, &mm, &grant);
-		if (err)
+		if (err) {
+			t->sp = 0; /* read, perhaps, but not granted */
 			return err;
+		}
 	} else {
 		mm = stackinfo_task_mm(task, t);
 		grant = stackinfo_grant(c, task, mm);
@@ -425,7 +436,7 @@ static int stackinfo_target_get(const struct stackinfo_caller *c,
 	else
 		err = 0;
 	if (other)
-		up_read(&task->signal->exec_update_lock);
+		stackinfo_unlock_target(task);
 	if (err) {
 		if (mm)
 			mmput(mm);
@@ -847,7 +858,6 @@ int stackinfo_process_look(const struct stackinfo_caller *c,
 	up_read(exec_lock);
 	return 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(stackinfo_process_look);
 
 void stackinfo_process_look_put(struct task_struct *with_mm,
 				struct mm_struct *mm)
@@ -857,7 +867,6 @@ void stackinfo_process_look_put(struct task_struct *with_mm,
 	if (with_mm)
 		put_task_struct(with_mm);
 }
-EXPORT_SYMBOL_IF_KUNIT(stackinfo_process_look_put);
 
 /*
  * References to the threads of @task's process that have a number in @c's

@@ -178,13 +178,15 @@ enum stackinfo_grant stackinfo_grant(const struct stackinfo_caller *c,
 /*
  * Another process's thread: take @task's exec_update_lock for reading,
  * its mm into *@mmp and SP into @t (stackinfo_task_mm()), and what @c may
- * learn of them into *@grant; 0 with the lock held (as lock_trace() holds
- * it), the caller drops it and the mm. An error holds nothing.
+ * learn of them into *@grantp; 0 with the lock held (as lock_trace() holds
+ * it), which the caller drops with stackinfo_unlock_target(), and the mm.
+ * An error holds nothing.
  */
 int stackinfo_lock_target(const struct stackinfo_caller *c,
 			  struct task_struct *task, bool want_sp,
 			  struct stackinfo_target *t, struct mm_struct **mmp,
-			  enum stackinfo_grant *grant);
+			  enum stackinfo_grant *grantp);
+void stackinfo_unlock_target(struct task_struct *task);
 /* May @c learn anything about @task's process? 0, or the refusal. */
 int stackinfo_process_grant(const struct stackinfo_caller *c,
 			    struct task_struct *task);

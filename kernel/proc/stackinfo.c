@@ -120,14 +120,15 @@ enum stackinfo_grant stackinfo_grant(const struct stackinfo_caller *c,
 int stackinfo_lock_target(const struct stackinfo_caller *c,
 			  struct task_struct *task, bool want_sp,
 			  struct stackinfo_target *t, struct mm_struct **mmp,
-			  enum stackinfo_grant *grant)
+			  enum stackinfo_grant *grantp)
 {
+	/* task->signal: pinned by the caller's reference on @task */
 	int err = down_read_killable(&task->signal->exec_update_lock);
 
 	if (err)
 		return err;
 	*mmp = stackinfo_task_mm(task, t);
-	*grant = stackinfo_grant(c, task, *mmp);
+	*grantp = stackinfo_grant(c, task, *mmp);
 	return 0;
 }
 
