@@ -58,14 +58,19 @@ static void expect_fails(struct kunit *test, void __user *u, int err,
 	KUNIT_EXPECT_MEMEQ(test, before, after, UBUF_LEN);
 }
 
+/* The ioctls as the module's file operations call them (procfs.c). */
 static int ioctl_query(const struct file *file, void __user *u)
 {
-	return stackinfo_ioctl_query(file, u);
+	struct stackinfo_module_caller mc;
+
+	return stackinfo_ioctl_query(&mc.c, file, u);
 }
 
 static int ioctl_threads(const struct file *file, void __user *u)
 {
-	return stackinfo_ioctl_threads(file, u);
+	struct stackinfo_module_caller mc;
+
+	return stackinfo_ioctl_threads(&mc.c, file, u);
 }
 
 static void expect_ioctl_fails(struct kunit *test, void __user *u, int err)
@@ -95,7 +100,7 @@ static void abi_size_equal(struct kunit *test)
 	void __user *u = ubuf_query(test, STACKINFO_QUERY_SIZE_VER0);
 	struct stackinfo_query q;
 
-	KUNIT_ASSERT_EQ(test, stackinfo_ioctl_query(NULL, u), 0);
+	KUNIT_ASSERT_EQ(test, ioctl_query(NULL, u), 0);
 	ubuf_read(test, u, &q, sizeof(q));
 	KUNIT_EXPECT_EQ(test, q.size, (u64)STACKINFO_QUERY_SIZE_VER0);
 	KUNIT_EXPECT_EQ(test, q.tid, 1U);
@@ -108,7 +113,7 @@ static void abi_size_larger_zero_tail(struct kunit *test)
 	void __user *u = ubuf_query(test, PAGE_SIZE);
 	struct stackinfo_query q;
 
-	KUNIT_ASSERT_EQ(test, stackinfo_ioctl_query(NULL, u), 0);
+	KUNIT_ASSERT_EQ(test, ioctl_query(NULL, u), 0);
 	ubuf_read(test, u, &q, sizeof(q));
 	KUNIT_EXPECT_EQ(test, q.out_tid, 1U);
 	KUNIT_EXPECT_EQ(test, q.size, (u64)PAGE_SIZE);
@@ -196,7 +201,7 @@ static void abi_copy_back_length(struct kunit *test)
 			copy_to_user(u + STACKINFO_QUERY_SIZE_VER0, sentinel,
 				     sizeof(sentinel)),
 			0UL);
-	KUNIT_ASSERT_EQ(test, stackinfo_ioctl_query(NULL, u), 0);
+	KUNIT_ASSERT_EQ(test, ioctl_query(NULL, u), 0);
 	ubuf_read(test, u + STACKINFO_QUERY_SIZE_VER0, after, sizeof(after));
 	KUNIT_EXPECT_MEMEQ(test, after, sentinel, sizeof(sentinel));
 }
@@ -220,7 +225,7 @@ static void abi_ver1_no_ver2_bits(struct kunit *test)
 	void __user *u = ubuf_query(test, STACKINFO_QUERY_SIZE_VER1);
 	struct stackinfo_query q;
 
-	KUNIT_ASSERT_EQ(test, stackinfo_ioctl_query(NULL, u), 0);
+	KUNIT_ASSERT_EQ(test, ioctl_query(NULL, u), 0);
 	ubuf_read(test, u, &q, sizeof(q));
 	KUNIT_EXPECT_TRUE(test, q.valid & STACKINFO_VALID_SP);
 	KUNIT_EXPECT_FALSE(test, q.valid & STACKINFO_VALID_ALTSTACK);
@@ -236,7 +241,7 @@ static void abi_ver2_altstack(struct kunit *test)
 	struct stackinfo_query q;
 	u64 ss_sp, ss_size;
 
-	KUNIT_ASSERT_EQ(test, stackinfo_ioctl_query(NULL, u), 0);
+	KUNIT_ASSERT_EQ(test, ioctl_query(NULL, u), 0);
 	ubuf_read(test, u, &q, sizeof(q));
 	init_altstack(test, &ss_sp, &ss_size);
 	KUNIT_EXPECT_TRUE(test, q.valid & STACKINFO_VALID_ALTSTACK);
@@ -258,7 +263,7 @@ static void abi_no_sp_no_altstack(struct kunit *test)
 	struct stackinfo_query q;
 
 	KUNIT_ASSERT_EQ(test, copy_to_user(u + at, &flags, sizeof(flags)), 0UL);
-	KUNIT_ASSERT_EQ(test, stackinfo_ioctl_query(NULL, u), 0);
+	KUNIT_ASSERT_EQ(test, ioctl_query(NULL, u), 0);
 	ubuf_read(test, u, &q, sizeof(q));
 	KUNIT_EXPECT_TRUE(test, q.valid & STACKINFO_VALID_MAIN_VMA);
 	KUNIT_EXPECT_FALSE(test, q.valid & STACKINFO_VALID_ALTSTACK);
@@ -273,9 +278,9 @@ static void abi_bad_pointer(struct kunit *test)
 	void __user *u = (void __user *)(UBUF + SZ - sizeof(size));
 
 	map_at(test, UBUF, SZ, PROT_READ | PROT_WRITE, MAP_TEST);
-	KUNIT_EXPECT_EQ(test, stackinfo_ioctl_query(NULL, unmapped), -EFAULT);
+	KUNIT_EXPECT_EQ(test, ioctl_query(NULL, unmapped), -EFAULT);
 	KUNIT_ASSERT_EQ(test, copy_to_user(u, &size, sizeof(size)), 0UL);
-	KUNIT_EXPECT_EQ(test, stackinfo_ioctl_query(NULL, u), -EFAULT);
+	KUNIT_EXPECT_EQ(test, ioctl_query(NULL, u), -EFAULT);
 }
 
 /* ---- STACKINFO_IOC_QUERY_THREADS, on init (one thread) ---- */
@@ -304,7 +309,7 @@ static void threads_init(struct kunit *test)
 	struct stackinfo_threads a;
 	struct stackinfo_query q;
 
-	KUNIT_ASSERT_EQ(test, stackinfo_ioctl_threads(NULL, u), 0);
+	KUNIT_ASSERT_EQ(test, ioctl_threads(NULL, u), 0);
 	ubuf_read(test, u, &a, sizeof(a));
 	KUNIT_EXPECT_EQ(test, a.count, 1U);
 	ubuf_read(test, (void __user *)(UBUF + 64), &q, sizeof(q));
@@ -319,7 +324,7 @@ static void threads_entry_ver1_no_ver2_bits(struct kunit *test)
 		ubuf_threads(test, 4, STACKINFO_QUERY_SIZE_VER1);
 	struct stackinfo_query q;
 
-	KUNIT_ASSERT_EQ(test, stackinfo_ioctl_threads(NULL, u), 0);
+	KUNIT_ASSERT_EQ(test, ioctl_threads(NULL, u), 0);
 	ubuf_read(test, (void __user *)(UBUF + 64), &q, sizeof(q));
 	KUNIT_EXPECT_EQ(test, q.size, (u64)STACKINFO_QUERY_SIZE_VER1);
 	KUNIT_EXPECT_TRUE(test, q.valid & STACKINFO_VALID_SP);
@@ -334,7 +339,7 @@ static void threads_entry_ver2_altstack(struct kunit *test)
 	struct stackinfo_query q;
 	u64 ss_sp, ss_size;
 
-	KUNIT_ASSERT_EQ(test, stackinfo_ioctl_threads(NULL, u), 0);
+	KUNIT_ASSERT_EQ(test, ioctl_threads(NULL, u), 0);
 	ubuf_read(test, (void __user *)(UBUF + 64), &q, sizeof(q));
 	init_altstack(test, &ss_sp, &ss_size);
 	KUNIT_EXPECT_TRUE(test, q.valid & STACKINFO_VALID_ALTSTACK);
@@ -348,7 +353,7 @@ static void threads_too_short(struct kunit *test)
 		ubuf_threads(test, 0, STACKINFO_QUERY_SIZE_VER0);
 	struct stackinfo_threads a;
 
-	KUNIT_EXPECT_EQ(test, stackinfo_ioctl_threads(NULL, u), -ERANGE);
+	KUNIT_EXPECT_EQ(test, ioctl_threads(NULL, u), -ERANGE);
 	ubuf_read(test, u, &a, sizeof(a));
 	KUNIT_EXPECT_EQ(test, a.count, 1U);
 }

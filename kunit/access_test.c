@@ -22,7 +22,7 @@
 struct access_ctx {
 	struct task_struct *init;
 	struct mm_struct *init_mm;
-	struct stackinfo_caller c;
+	struct stackinfo_module_caller mc;
 	const struct cred *saved;
 	struct cred *dropped;
 };
@@ -41,7 +41,8 @@ static void access_setup(struct kunit *test, struct access_ctx *a)
 	if (!a->init_mm)
 		put_task_struct(a->init);
 	KUNIT_ASSERT_NOT_NULL(test, a->init_mm);
-	KUNIT_ASSERT_EQ(test, stackinfo_caller_get(&a->c, NULL, false, 0), 0);
+	KUNIT_ASSERT_EQ(test, stackinfo_caller_get(&a->mc.c, NULL, false, 0),
+			0);
 }
 
 static void access_teardown(struct access_ctx *a)
@@ -50,7 +51,7 @@ static void access_teardown(struct access_ctx *a)
 		revert_creds(a->saved);
 		put_cred(a->dropped);
 	}
-	stackinfo_caller_put(&a->c);
+	stackinfo_caller_put(&a->mc.c);
 	mmput(a->init_mm);
 	put_task_struct(a->init);
 }
@@ -71,7 +72,7 @@ static int set_proof(struct kunit *test, struct access_ctx *a, const char *path)
 
 	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(f), "open %s: %ld", path,
 			       PTR_ERR(f));
-	return stackinfo_caller_set_proof(&a->c, f);
+	return stackinfo_caller_set_proof(&a->mc.c, f);
 }
 
 static void access_self(struct kunit *test)
@@ -80,7 +81,7 @@ static void access_self(struct kunit *test)
 
 	access_setup(test, &a);
 	drop_ptrace_cap(test, &a);
-	KUNIT_EXPECT_EQ(test, stackinfo_grant(&a.c, current, current->mm),
+	KUNIT_EXPECT_EQ(test, stackinfo_grant(&a.mc.c, current, current->mm),
 			STACKINFO_GRANT_ALL);
 	access_teardown(&a);
 }
@@ -93,10 +94,11 @@ static void access_other_capable_refused(struct kunit *test)
 
 	access_setup(test, &a);
 	KUNIT_EXPECT_TRUE(test, capable(CAP_SYS_PTRACE));
-	KUNIT_EXPECT_EQ(test, stackinfo_grant(&a.c, a.init, a.init_mm),
+	KUNIT_EXPECT_EQ(test, stackinfo_grant(&a.mc.c, a.init, a.init_mm),
 			STACKINFO_GRANT_NONE);
 	/* and no kernel to ask without a /proc mount to ask it through */
-	KUNIT_EXPECT_EQ(test, stackinfo_kernel_grant(&a.c, a.init, false, &nr),
+	KUNIT_EXPECT_EQ(test,
+			stackinfo_kernel_grant(&a.mc.c, a.init, false, &nr),
 			-EACCES);
 	access_teardown(&a);
 }
@@ -107,10 +109,10 @@ static void access_cap_param(struct kunit *test)
 
 	access_setup(test, &a);
 	stackinfo_allow_cap_sys_ptrace = true;
-	KUNIT_EXPECT_EQ(test, stackinfo_grant(&a.c, a.init, a.init_mm),
+	KUNIT_EXPECT_EQ(test, stackinfo_grant(&a.mc.c, a.init, a.init_mm),
 			STACKINFO_GRANT_ALL);
 	drop_ptrace_cap(test, &a);
-	KUNIT_EXPECT_EQ(test, stackinfo_grant(&a.c, a.init, a.init_mm),
+	KUNIT_EXPECT_EQ(test, stackinfo_grant(&a.mc.c, a.init, a.init_mm),
 			STACKINFO_GRANT_NONE);
 	access_teardown(&a);
 }
@@ -120,7 +122,7 @@ static void access_cap_param_fd_opener(struct kunit *test)
 {
 	struct file *with, *without;
 	struct access_ctx a;
-	struct stackinfo_caller cw, cwo;
+	struct stackinfo_module_caller mw, mwo;
 
 	access_setup(test, &a);
 	stackinfo_allow_cap_sys_ptrace = true;
@@ -140,14 +142,15 @@ static void access_cap_param_fd_opener(struct kunit *test)
 		return;
 	}
 	/* the caller has the capability again; the opener decides */
-	KUNIT_EXPECT_EQ(test, stackinfo_caller_get(&cw, with, false, 0), 0);
-	KUNIT_EXPECT_EQ(test, stackinfo_caller_get(&cwo, without, false, 0), 0);
-	KUNIT_EXPECT_EQ(test, stackinfo_grant(&cw, a.init, a.init_mm),
+	KUNIT_EXPECT_EQ(test, stackinfo_caller_get(&mw.c, with, false, 0), 0);
+	KUNIT_EXPECT_EQ(test, stackinfo_caller_get(&mwo.c, without, false, 0),
+			0);
+	KUNIT_EXPECT_EQ(test, stackinfo_grant(&mw.c, a.init, a.init_mm),
 			STACKINFO_GRANT_ALL);
-	KUNIT_EXPECT_EQ(test, stackinfo_grant(&cwo, a.init, a.init_mm),
+	KUNIT_EXPECT_EQ(test, stackinfo_grant(&mwo.c, a.init, a.init_mm),
 			STACKINFO_GRANT_NONE);
-	stackinfo_caller_put(&cw);
-	stackinfo_caller_put(&cwo);
+	stackinfo_caller_put(&mw.c);
+	stackinfo_caller_put(&mwo.c);
 	filp_close(with, NULL);
 	filp_close(without, NULL);
 	access_teardown(&a);
@@ -170,13 +173,13 @@ static void access_proof_mem(struct kunit *test)
 	access_setup(test, &a);
 	KUNIT_ASSERT_EQ(test, set_proof(test, &a, "/proc/1/mem"), 0);
 	drop_ptrace_cap(test, &a);
-	KUNIT_EXPECT_EQ(test, stackinfo_grant(&a.c, a.init, a.init_mm),
+	KUNIT_EXPECT_EQ(test, stackinfo_grant(&a.mc.c, a.init, a.init_mm),
 			STACKINFO_GRANT_ALL);
 	/* another mm: the one an exec would give, or another process's */
 	map_at(test, BASE, SZ, PROT_READ, MAP_TEST);
-	KUNIT_EXPECT_EQ(test, stackinfo_grant(&a.c, a.init, current->mm),
+	KUNIT_EXPECT_EQ(test, stackinfo_grant(&a.mc.c, a.init, current->mm),
 			STACKINFO_GRANT_NONE);
-	KUNIT_EXPECT_EQ(test, stackinfo_grant(&a.c, a.init, NULL),
+	KUNIT_EXPECT_EQ(test, stackinfo_grant(&a.mc.c, a.init, NULL),
 			STACKINFO_GRANT_NONE);
 	access_teardown(&a);
 }
@@ -187,7 +190,7 @@ static void access_proof_auxv(struct kunit *test)
 
 	access_setup(test, &a);
 	KUNIT_ASSERT_EQ(test, set_proof(test, &a, "/proc/1/auxv"), 0);
-	KUNIT_EXPECT_EQ(test, stackinfo_grant(&a.c, a.init, a.init_mm),
+	KUNIT_EXPECT_EQ(test, stackinfo_grant(&a.mc.c, a.init, a.init_mm),
 			STACKINFO_GRANT_NO_SP);
 	access_teardown(&a);
 }
@@ -208,7 +211,7 @@ static void access_proof_other_files(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(paths); i++)
 		KUNIT_EXPECT_EQ_MSG(test, set_proof(test, &a, paths[i]),
 				    -EINVAL, "%s", paths[i]);
-	KUNIT_EXPECT_NULL(test, a.c.proof);
+	KUNIT_EXPECT_NULL(test, a.mc.proof);
 	access_teardown(&a);
 }
 
@@ -219,21 +222,21 @@ static void access_proof_query(struct kunit *test)
 	struct access_ctx a;
 
 	access_setup(test, &a);
-	KUNIT_EXPECT_EQ(test, stackinfo_query(&a.c, &q), -EACCES);
+	KUNIT_EXPECT_EQ(test, stackinfo_query(&a.mc.c, &q), -EACCES);
 	KUNIT_ASSERT_EQ(test, set_proof(test, &a, "/proc/1/auxv"), 0);
-	KUNIT_ASSERT_EQ(test, stackinfo_query(&a.c, &q), 0);
+	KUNIT_ASSERT_EQ(test, stackinfo_query(&a.mc.c, &q), 0);
 	KUNIT_EXPECT_TRUE(test, q.valid & STACKINFO_VALID_MAIN_VMA);
 	KUNIT_EXPECT_TRUE(test, q.valid & STACKINFO_VALID_RLIMIT);
 	KUNIT_EXPECT_FALSE(test, q.valid & (STACKINFO_VALID_SP |
 					    STACKINFO_VALID_SP_VMA));
 	KUNIT_EXPECT_EQ(test, q.sp, 0ULL);
-	stackinfo_caller_put(&a.c);
+	stackinfo_caller_put(&a.mc.c);
 	KUNIT_ASSERT_EQ(test, set_proof(test, &a, "/proc/1/mem"), 0);
-	KUNIT_ASSERT_EQ(test, stackinfo_query(&a.c, &q), 0);
+	KUNIT_ASSERT_EQ(test, stackinfo_query(&a.mc.c, &q), 0);
 	KUNIT_EXPECT_TRUE(test, q.valid & STACKINFO_VALID_SP_VMA);
 	/* and nothing for kthreadd, which has no mm to match */
 	q.tid = 2;
-	KUNIT_EXPECT_EQ(test, stackinfo_query(&a.c, &q), -EACCES);
+	KUNIT_EXPECT_EQ(test, stackinfo_query(&a.mc.c, &q), -EACCES);
 	access_teardown(&a);
 }
 
@@ -265,34 +268,36 @@ static struct file *access_proc_caller(struct kunit *test,
  */
 static void access_kernel_check(struct kunit *test)
 {
-	struct stackinfo_caller c;
+	struct stackinfo_module_caller mc;
 	struct access_ctx a;
 	struct task_struct *kthreadd;
 	struct file *f;
 	pid_t nr;
 
 	access_setup(test, &a);
-	f = access_proc_caller(test, &c);
+	f = access_proc_caller(test, &mc.c);
 	stackinfo_allow_cap_sys_ptrace = false;
-	KUNIT_EXPECT_EQ(test, stackinfo_kernel_grant(&c, a.init, true, &nr),
+	KUNIT_EXPECT_EQ(test, stackinfo_kernel_grant(&mc.c, a.init, true, &nr),
 			STACKINFO_GRANT_ALL);
 	KUNIT_EXPECT_EQ(test, nr, 1);
-	KUNIT_EXPECT_EQ(test, stackinfo_kernel_grant(&c, a.init, false, &nr),
+	KUNIT_EXPECT_EQ(test, stackinfo_kernel_grant(&mc.c, a.init, false, &nr),
 			STACKINFO_GRANT_NO_SP);
 	rcu_read_lock();
 	kthreadd = get_task_struct(pid_task(find_vpid(2), PIDTYPE_PID));
 	rcu_read_unlock();
 	become_uid(test, &a, 1000);
-	KUNIT_EXPECT_EQ(test, stackinfo_kernel_grant(&c, a.init, true, &nr),
+	KUNIT_EXPECT_EQ(test, stackinfo_kernel_grant(&mc.c, a.init, true, &nr),
 			-EACCES);
-	KUNIT_EXPECT_EQ(test, stackinfo_kernel_grant(&c, a.init, false, &nr),
+	KUNIT_EXPECT_EQ(test, stackinfo_kernel_grant(&mc.c, a.init, false, &nr),
 			-EACCES);
-	KUNIT_EXPECT_EQ(test, stackinfo_kernel_grant(&c, kthreadd, true, &nr),
+	KUNIT_EXPECT_EQ(test,
+			stackinfo_kernel_grant(&mc.c, kthreadd, true, &nr),
 			-ENOENT);
-	KUNIT_EXPECT_EQ(test, stackinfo_kernel_grant(&c, kthreadd, false, &nr),
+	KUNIT_EXPECT_EQ(test,
+			stackinfo_kernel_grant(&mc.c, kthreadd, false, &nr),
 			-ENOENT);
 	put_task_struct(kthreadd);
-	stackinfo_caller_put(&c);
+	stackinfo_caller_put(&mc.c);
 	filp_close(f, NULL);
 	access_teardown(&a);
 }
@@ -301,25 +306,25 @@ static void access_kernel_check(struct kunit *test)
 static void access_kernel_check_query(struct kunit *test)
 {
 	struct stackinfo_query q = { .size = sizeof(q), .tid = 1 };
-	struct stackinfo_caller c;
+	struct stackinfo_module_caller mc;
 	struct access_ctx a;
 	struct file *f;
 
 	access_setup(test, &a);
-	f = access_proc_caller(test, &c);
+	f = access_proc_caller(test, &mc.c);
 	stackinfo_allow_cap_sys_ptrace = false;
-	KUNIT_ASSERT_EQ(test, stackinfo_query(&c, &q), 0);
+	KUNIT_ASSERT_EQ(test, stackinfo_query(&mc.c, &q), 0);
 	KUNIT_EXPECT_TRUE(test, q.valid & STACKINFO_VALID_SP_VMA);
 	/* kthreadd: the kernel lets anyone see it has no mm */
 	q.tid = 2;
-	KUNIT_EXPECT_EQ(test, stackinfo_query(&c, &q), -ENOENT);
+	KUNIT_EXPECT_EQ(test, stackinfo_query(&mc.c, &q), -ENOENT);
 	become_uid(test, &a, 1000);
 	q.tid = 1;
-	KUNIT_EXPECT_EQ(test, stackinfo_query(&c, &q), -EACCES);
+	KUNIT_EXPECT_EQ(test, stackinfo_query(&mc.c, &q), -EACCES);
 	KUNIT_EXPECT_EQ(test, q.valid, 0ULL);
 	q.tid = 2;
-	KUNIT_EXPECT_EQ(test, stackinfo_query(&c, &q), -ENOENT);
-	stackinfo_caller_put(&c);
+	KUNIT_EXPECT_EQ(test, stackinfo_query(&mc.c, &q), -ENOENT);
+	stackinfo_caller_put(&mc.c);
 	filp_close(f, NULL);
 	access_teardown(&a);
 }

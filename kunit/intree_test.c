@@ -17,6 +17,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
+#include "../module/module.h"
 #include "../module/stackinfo.h"
 #include "util.h"
 
@@ -66,11 +67,11 @@ static ssize_t read_text(struct kunit *test, struct file *f, char **text)
 static const char *module_text(struct kunit *test, pid_t tid)
 {
 	struct stackinfo_query q = { .size = sizeof(q), .tid = tid };
-	struct stackinfo_caller c;
+	struct stackinfo_module_caller mc;
 
-	KUNIT_ASSERT_EQ(test, stackinfo_caller_get(&c, NULL, false, 0), 0);
-	KUNIT_ASSERT_EQ(test, stackinfo_query(&c, &q), 0);
-	stackinfo_caller_put(&c);
+	KUNIT_ASSERT_EQ(test, stackinfo_caller_get(&mc.c, NULL, false, 0), 0);
+	KUNIT_ASSERT_EQ(test, stackinfo_query(&mc.c, &q), 0);
+	stackinfo_caller_put(&mc.c);
 	return stackinfo_text(test, &q);
 }
 

@@ -350,17 +350,17 @@ static void vma_at_never_stale(struct kunit *test)
 /* A query as the ioctl makes it, for this kthread through no fd. */
 static int query_tid(u32 tid, u64 flags, struct stackinfo_query *q)
 {
-	struct stackinfo_caller c;
+	struct stackinfo_module_caller mc;
 	int err;
 
 	memset(q, 0, sizeof(*q));
 	q->size = sizeof(*q);
 	q->tid = tid;
 	q->query_flags = flags;
-	err = stackinfo_caller_get(&c, NULL, false, 0);
+	err = stackinfo_caller_get(&mc.c, NULL, false, 0);
 	if (!err)
-		err = stackinfo_query(&c, q);
-	stackinfo_caller_put(&c);
+		err = stackinfo_query(&mc.c, q);
+	stackinfo_caller_put(&mc.c);
 	return err;
 }
 
@@ -435,7 +435,7 @@ static int ask_kernel_fake(const struct stackinfo_caller *c,
 static void query_check_failure_is_the_answer(struct kunit *test)
 {
 	static const int results[] = { -EACCES, -ESRCH, -ENOMEM, -EINTR };
-	struct stackinfo_caller c;
+	struct stackinfo_module_caller mc;
 	struct stackinfo_query q;
 	struct file *auxv;
 	unsigned int i;
@@ -447,16 +447,17 @@ static void query_check_failure_is_the_answer(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(results); i++) {
 		auxv = filp_open("/proc/1/auxv", O_RDONLY, 0);
 		KUNIT_ASSERT_FALSE(test, IS_ERR(auxv));
-		KUNIT_ASSERT_EQ(test, stackinfo_caller_get(&c, NULL, false, 0),
+		KUNIT_ASSERT_EQ(test,
+				stackinfo_caller_get(&mc.c, NULL, false, 0), 0);
+		KUNIT_ASSERT_EQ(test, stackinfo_caller_set_proof(&mc.c, auxv),
 				0);
-		KUNIT_ASSERT_EQ(test, stackinfo_caller_set_proof(&c, auxv), 0);
-		c.ask_kernel = ask_kernel_fake;
+		mc.ask_kernel = ask_kernel_fake;
 		ask_kernel_result = results[i];
 		memset(&q, 0, sizeof(q));
 		q.size = sizeof(q);
 		q.tid = 1;
-		err = stackinfo_query(&c, &q);
-		stackinfo_caller_put(&c);
+		err = stackinfo_query(&mc.c, &q);
+		stackinfo_caller_put(&mc.c);
 		if (results[i] == -EACCES || results[i] == -ESRCH) {
 			KUNIT_EXPECT_EQ_MSG(test, err, 0, "check %d",
 					    results[i]);
@@ -520,16 +521,16 @@ static void query_clears_out_fields(struct kunit *test)
 {
 	struct stackinfo_query q;
 
-	struct stackinfo_caller c;
+	struct stackinfo_module_caller mc;
 
 	memset(&q, 0xa5, sizeof(q));
 	q.size = sizeof(q);
 	q.query_flags = 0;
 	q.tid = 2;
 	q.reserved = 0;
-	KUNIT_ASSERT_EQ(test, stackinfo_caller_get(&c, NULL, false, 0), 0);
-	KUNIT_EXPECT_EQ(test, stackinfo_query(&c, &q), -ENOENT);
-	stackinfo_caller_put(&c);
+	KUNIT_ASSERT_EQ(test, stackinfo_caller_get(&mc.c, NULL, false, 0), 0);
+	KUNIT_EXPECT_EQ(test, stackinfo_query(&mc.c, &q), -ENOENT);
+	stackinfo_caller_put(&mc.c);
 	KUNIT_EXPECT_EQ(test, q.size, (u64)sizeof(q));
 	KUNIT_EXPECT_EQ(test, q.tid, 2U);
 	KUNIT_EXPECT_EQ(test, q.valid, 0ULL);

@@ -240,13 +240,13 @@ static void target_put(struct kunit *test, struct sig_target *tg)
 static long call_query(struct sig_call *s)
 {
 	struct stackinfo_query q = { .size = sizeof(q), .tid = 1 };
-	struct stackinfo_caller c;
+	struct stackinfo_module_caller mc;
 	long err;
 
-	err = stackinfo_caller_get(&c, s->file, false, 0);
+	err = stackinfo_caller_get(&mc.c, s->file, false, 0);
 	if (!err)
-		err = stackinfo_query(&c, &q);
-	stackinfo_caller_put(&c);
+		err = stackinfo_query(&mc.c, &q);
+	stackinfo_caller_put(&mc.c);
 	return err;
 }
 
@@ -293,15 +293,15 @@ static int ask_kernel_in_lock(const struct stackinfo_caller *c,
 static long call_query_checked(struct sig_call *s)
 {
 	struct stackinfo_query q = { .size = sizeof(q), .tid = 1 };
-	struct stackinfo_caller c;
+	struct stackinfo_module_caller mc;
 	long err;
 
-	err = stackinfo_caller_get(&c, s->file, false, 0);
+	err = stackinfo_caller_get(&mc.c, s->file, false, 0);
 	if (!err) {
-		c.ask_kernel = ask_kernel_in_lock;
-		err = stackinfo_query(&c, &q);
+		mc.ask_kernel = ask_kernel_in_lock;
+		err = stackinfo_query(&mc.c, &q);
 	}
-	stackinfo_caller_put(&c);
+	stackinfo_caller_put(&mc.c);
 	return err;
 }
 
@@ -363,7 +363,9 @@ static void batch_prepare(struct kunit *test, struct sig_call *s)
 
 static long call_batch(struct sig_call *s)
 {
-	return stackinfo_ioctl_threads(NULL, (void __user *)UBUF);
+	struct stackinfo_module_caller mc;
+
+	return stackinfo_ioctl_threads(&mc.c, NULL, (void __user *)UBUF);
 }
 
 /* Killed, the batch wrote no entry and says so. */

@@ -32,7 +32,6 @@
 #include <linux/uaccess.h>
 #include <kunit/visibility.h>
 
-#include "profile.h"
 #include "stackinfo.h"
 
 static_assert(sizeof(struct stackinfo_query) == STACKINFO_QUERY_SIZE_VER2);
@@ -195,22 +194,18 @@ static void stackinfo_fit(struct stackinfo_query *q, u64 usize)
 		q->valid &= ~(STACKINFO_VALID_ADDR | STACKINFO_VALID_ADDR_VMA);
 }
 
-VISIBLE_IF_KUNIT int stackinfo_ioctl_query(const struct file *file,
+VISIBLE_IF_KUNIT int stackinfo_ioctl_query(struct stackinfo_caller *c,
+					   const struct file *file,
 					   struct stackinfo_query __user *uarg)
 {
 	struct stackinfo_query q = {};
-	/* stackinfo_caller_get() clears it: not the compiler too */
-	struct stackinfo_caller c __uninitialized;
 	bool proof;
 	u64 usize;
 	int err;
 
-	stackinfo_prof_begin();
-	stackinfo_prof(STACKINFO_STEP_MARK);
 	err = stackinfo_query_in(&q, uarg, &usize);
 	if (err)
 		return err;
-	stackinfo_prof(STACKINFO_STEP_COPY_IN);
 	err = stackinfo_check_flags(q.query_flags, usize,
 				    STACKINFO_QUERY_SIZE_VER1);
 	if (err)
@@ -220,25 +215,20 @@ VISIBLE_IF_KUNIT int stackinfo_ioctl_query(const struct file *file,
 	err = stackinfo_check_addr(&q, usize);
 	if (err)
 		return err;
-	stackinfo_prof(STACKINFO_STEP_CHECKS);
 
 	proof = q.query_flags & STACKINFO_QUERY_PROOF_FD;
-	err = stackinfo_caller_get(&c, file, proof, q.proof_fd);
+	err = stackinfo_caller_get(c, file, proof, q.proof_fd);
 	if (err)
 		return err;
-	stackinfo_prof(STACKINFO_STEP_CALLER_GET);
-	err = stackinfo_query(&c, &q);
-	stackinfo_prof(STACKINFO_STEP_TAIL);
-	stackinfo_caller_put(&c);
+	err = stackinfo_query(c, &q);
+	stackinfo_caller_put(c);
 	if (err)
 		return err;
-	stackinfo_prof(STACKINFO_STEP_CALLER_PUT);
 
 	stackinfo_fit(&q, usize);
 	err = stackinfo_query_out(uarg, &q, min_t(size_t, sizeof(q), usize));
 	if (err)
 		return err;
-	stackinfo_prof(STACKINFO_STEP_COPY_OUT);
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(stackinfo_ioctl_query);
@@ -301,13 +291,11 @@ static int stackinfo_collect(const struct stackinfo_caller *c,
  * a fatal signal ends it between two.
  */
 VISIBLE_IF_KUNIT int
-stackinfo_ioctl_threads(const struct file *file,
+stackinfo_ioctl_threads(struct stackinfo_caller *c, const struct file *file,
 			struct stackinfo_threads __user *uarg)
 {
 	struct task_struct **tasks = NULL, *leader;
-	struct stackinfo_asked asked = {};
 	struct stackinfo_threads a;
-	struct stackinfo_caller c;
 	struct stackinfo_query q;
 	u32 nr = 0, i, written = 0;
 	size_t copy, len;
@@ -335,28 +323,27 @@ stackinfo_ioctl_threads(const struct file *file,
 		return -EFAULT;
 
 	proof = a.query_flags & STACKINFO_QUERY_PROOF_FD;
-	err = stackinfo_caller_get(&c, file, proof, a.proof_fd);
+	err = stackinfo_caller_get(c, file, proof, a.proof_fd);
 	if (err)
 		return err;
-	c.asked = &asked; /* dropped by stackinfo_caller_put() */
 	/* the input was good: from here on, count says what was written */
 	if (a.pid) {
-		leader = stackinfo_get_task(&c, a.pid);
+		leader = stackinfo_get_task(c, a.pid);
 		err = PTR_ERR_OR_ZERO(leader);
 		if (err)
 			leader = NULL;
 	} else {
-		leader = get_task_struct(c.file_task ?: current);
+		leader = get_task_struct(c->file_task ?: current);
 	}
 	/* nothing about the process, not even its size, before this */
 	if (!err)
-		err = stackinfo_process_grant(&c, leader);
+		err = stackinfo_process_grant(c, leader);
 	if (!err)
-		err = stackinfo_collect(&c, leader, a.count, &tasks, &nr);
+		err = stackinfo_collect(c, leader, a.count, &tasks, &nr);
 	if (leader)
 		put_task_struct(leader);
 	if (err == -ERANGE) {
-		stackinfo_caller_put(&c);
+		stackinfo_caller_put(c);
 		return put_user(nr, &uarg->count) ? -EFAULT : -ERANGE;
 	}
 	if (err)
@@ -376,7 +363,7 @@ stackinfo_ioctl_threads(const struct file *file,
 			.size = sizeof(q),
 			.query_flags = a.query_flags,
 		};
-		err = stackinfo_query_task(&c, tasks[i], &q);
+		err = stackinfo_query_task(c, tasks[i], &q);
 		if (err == -ESRCH || err == -EACCES || err == -ENOENT) {
 			err = 0; /* exited since, or refused alone: left out */
 			continue;
@@ -403,7 +390,7 @@ stackinfo_ioctl_threads(const struct file *file,
 out:
 	if (put_user(written, &uarg->count) && !err)
 		err = -EFAULT;
-	stackinfo_caller_put(&c);
+	stackinfo_caller_put(c);
 	return err;
 }
 EXPORT_SYMBOL_IF_KUNIT(stackinfo_ioctl_threads);
@@ -413,7 +400,8 @@ EXPORT_SYMBOL_IF_KUNIT(stackinfo_ioctl_threads);
  * bits: a caller built with a larger struct reaches the handler, which
  * reads the struct's own size field.
  */
-long stackinfo_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+long stackinfo_ioctl(struct stackinfo_caller *c, struct file *file,
+		     unsigned int cmd, unsigned long arg)
 {
 	void __user *uarg = (void __user *)arg;
 
@@ -422,20 +410,20 @@ long stackinfo_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return -ENOTTY;
 	switch (_IOC_NR(cmd)) {
 	case _IOC_NR(STACKINFO_IOC_QUERY):
-		return stackinfo_ioctl_query(file, uarg);
+		return stackinfo_ioctl_query(c, file, uarg);
 	case _IOC_NR(STACKINFO_IOC_QUERY_THREADS):
-		return stackinfo_ioctl_threads(file, uarg);
+		return stackinfo_ioctl_threads(c, file, uarg);
 	default:
 		return -ENOTTY;
 	}
 }
 
 #ifdef CONFIG_COMPAT
-long stackinfo_compat_ioctl(struct file *file, unsigned int cmd,
-			    unsigned long arg)
+long stackinfo_compat_ioctl(struct stackinfo_caller *c, struct file *file,
+			    unsigned int cmd, unsigned long arg)
 {
 	/* The structs hold only __u64/__u32 in pairs: one layout for both. */
-	return stackinfo_ioctl(file, cmd, (unsigned long)compat_ptr(arg));
+	return stackinfo_ioctl(c, file, cmd, (unsigned long)compat_ptr(arg));
 }
 #endif
 
@@ -512,18 +500,17 @@ VISIBLE_IF_KUNIT void stackinfo_show_query(struct seq_file *m,
 }
 EXPORT_SYMBOL_IF_KUNIT(stackinfo_show_query);
 
-/* A seq_file show: the text for the file's thread (tid 0). */
-int stackinfo_show(struct seq_file *m, void *v)
+/* For a seq_file's show: the text for the file's thread (tid 0). */
+int stackinfo_show(struct stackinfo_caller *c, struct seq_file *m)
 {
 	struct stackinfo_query q = { .size = sizeof(q) };
-	struct stackinfo_caller c;
 	int err;
 
-	err = stackinfo_caller_get(&c, m->file, false, 0);
+	err = stackinfo_caller_get(c, m->file, false, 0);
 	if (err)
 		return err;
-	err = stackinfo_query(&c, &q);
-	stackinfo_caller_put(&c);
+	err = stackinfo_query(c, &q);
+	stackinfo_caller_put(c);
 	if (err)
 		return err;
 	stackinfo_show_query(m, &q);

@@ -62,6 +62,7 @@
 #include <linux/fs.h>
 #include <linux/module.h>
 #include <linux/mount.h>
+#include <linux/pid.h>
 #include <linux/pid_namespace.h>
 #include <linux/proc_fs.h>
 #include <linux/ptrace.h>
@@ -70,11 +71,13 @@
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/seq_file.h>
+#include <linux/threads.h>
 #include <linux/uio.h>
 #include <linux/user_namespace.h>
 #include <kunit/visibility.h>
 
 #include "module.h"
+#include "profile.h"
 #include "stackinfo.h"
 
 VISIBLE_IF_KUNIT bool stackinfo_allow_cap_sys_ptrace;
@@ -191,22 +194,24 @@ EXPORT_SYMBOL_IF_KUNIT(stackinfo_proof_fds_work);
 int stackinfo_caller_get(struct stackinfo_caller *c, const struct file *file,
 			 bool want_proof, int proof_fd)
 {
+	struct stackinfo_module_caller *mc = stackinfo_mc(c);
 	struct file *proof;
 
-	memset(c, 0, sizeof(*c));
+	memset(mc, 0, sizeof(*mc));
 	c->file = file;
-	c->ask_kernel = stackinfo_kernel_grant;
+	mc->ask_kernel = stackinfo_kernel_grant;
 	if (file) {
 		/* pinned by @file, which the caller holds for the call */
-		c->proc_root.mnt = file->f_path.mnt;
-		c->proc_root.dentry = file->f_path.mnt->mnt_root;
+		mc->proc_root.mnt = file->f_path.mnt;
+		mc->proc_root.dentry = file->f_path.mnt->mnt_root;
 		c->ns = proc_sb_info(file_inode(file)->i_sb)->pid_ns;
 		/* only a mount of the whole of /proc has the <tid> directories */
-		c->blind = c->proc_root.dentry !=
-			   file->f_path.mnt->mnt_sb->s_root;
+		mc->blind = mc->proc_root.dentry !=
+			    file->f_path.mnt->mnt_sb->s_root;
 	} else {
 		c->ns = task_active_pid_ns(current);
 	}
+	stackinfo_prof(STACKINFO_STEP_ENTRY);
 	if (!want_proof)
 		return 0;
 
@@ -224,36 +229,71 @@ EXPORT_SYMBOL_IF_KUNIT(stackinfo_caller_get);
  */
 int stackinfo_caller_set_proof(struct stackinfo_caller *c, struct file *proof)
 {
+	struct stackinfo_module_caller *mc = stackinfo_mc(c);
+
 	if (!stackinfo_proof_fds_work()) {
 		fput(proof);
 		return -EOPNOTSUPP;
 	}
 	if (proof->f_op == stackinfo_mem_fops) {
-		c->proof_grant = STACKINFO_GRANT_ALL;
+		mc->proof_grant = STACKINFO_GRANT_ALL;
 	} else if (proof->f_op == stackinfo_auxv_fops) {
-		c->proof_grant = STACKINFO_GRANT_NO_SP;
+		mc->proof_grant = STACKINFO_GRANT_NO_SP;
 	} else {
 		fput(proof);
 		return -EINVAL;
 	}
 	/* kept by the open file (mmgrab): never another mm's while we look */
-	c->proof_mm = proof->private_data;
-	c->proof = proof;
+	mc->proof_mm = proof->private_data;
+	mc->proof = proof;
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(stackinfo_caller_set_proof);
 
 void stackinfo_caller_put(struct stackinfo_caller *c)
 {
-	if (c->proof)
-		fput(c->proof);
-	c->proof = NULL;
-	if (c->asked && c->asked->cred) {
-		put_cred(c->asked->cred);
-		c->asked->cred = NULL;
-	}
+	struct stackinfo_module_caller *mc = stackinfo_mc(c);
+
+	stackinfo_prof(STACKINFO_STEP_FILL);
+	if (mc->proof)
+		fput(mc->proof);
+	mc->proof = NULL;
+	stackinfo_forget(&mc->asked);
+	stackinfo_prof(STACKINFO_STEP_CALLER_PUT);
 }
 EXPORT_SYMBOL_IF_KUNIT(stackinfo_caller_put);
+
+/*
+ * Thread @tid (not 0) of @c's pid namespace, referenced; ERR_PTR(-ESRCH)
+ * if none, or if @c asks through a file about one process and @tid is not
+ * of it. Through a blind file (stackinfo_module_caller) the refusal of
+ * other processes comes first and alike for every tid: ERR_PTR(-EACCES)
+ * for one that names no thread of the caller's process, found or not;
+ * with a proof fd, which may still grant another process's thread, for
+ * one that names no thread (stackinfo_grant() judges one that does).
+ */
+struct task_struct *stackinfo_get_task(const struct stackinfo_caller *c,
+				       pid_t tid)
+{
+	const struct stackinfo_module_caller *mc = stackinfo_mc(c);
+	int none = mc->blind ? -EACCES : -ESRCH;
+	struct task_struct *task;
+
+	if (tid <= 0 || tid > PID_MAX_LIMIT)
+		return ERR_PTR(none);
+	rcu_read_lock();
+	task = pid_task(find_pid_ns(tid, c->ns), PIDTYPE_PID);
+	if (task && c->file_task && !same_thread_group(task, c->file_task))
+		task = NULL;
+	if (task && mc->blind && !mc->proof &&
+	    !same_thread_group(task, current))
+		task = NULL;
+	if (task)
+		get_task_struct(task);
+	rcu_read_unlock();
+	return task ?: ERR_PTR(none);
+}
+EXPORT_SYMBOL_IF_KUNIT(stackinfo_get_task);
 
 /*
  * CAP_SYS_PTRACE in the initial user namespace, without an audit record:
@@ -289,12 +329,13 @@ enum stackinfo_grant stackinfo_grant(const struct stackinfo_caller *c,
 				     struct task_struct *task,
 				     struct mm_struct *mm)
 {
+	const struct stackinfo_module_caller *mc = stackinfo_mc(c);
 	enum stackinfo_grant proof = STACKINFO_GRANT_NONE;
 
 	if (same_thread_group(task, current))
 		return STACKINFO_GRANT_ALL;
-	if (c->proof && mm && mm == c->proof_mm) {
-		proof = c->proof_grant;
+	if (mc->proof && mm && mm == mc->proof_mm) {
+		proof = mc->proof_grant;
 		/*
 		 * mm_access() opens mem for a sharer of the mm (CLONE_VM)
 		 * without the ptrace check, which syscall makes: such a proof
@@ -321,16 +362,17 @@ static struct file *stackinfo_proc_open(const struct stackinfo_caller *c,
 					pid_t nr, const char *name,
 					const struct file_operations *fops)
 {
+	const struct path *root = &stackinfo_mc(c)->proc_root;
 	struct file *f;
 	char path[32];
 
 	if (!fops)
 		return ERR_PTR(-EACCES);
 	snprintf(path, sizeof(path), "%d/%s", nr, name);
-	f = file_open_root(&c->proc_root, path, O_RDONLY | O_NOFOLLOW, 0);
+	f = file_open_root(root, path, O_RDONLY | O_NOFOLLOW, 0);
 	if (IS_ERR(f))
 		return f;
-	if (f->f_path.mnt != c->proc_root.mnt || f->f_op != fops) {
+	if (f->f_path.mnt != root->mnt || f->f_op != fops) {
 		fput(f);
 		return ERR_PTR(-EACCES);
 	}
@@ -431,7 +473,7 @@ int stackinfo_kernel_grant(const struct stackinfo_caller *c,
 
 	*nr = 0;
 	/* no <tid> directories to open (stackinfo_caller_get()) */
-	if (!c->file || c->blind)
+	if (!c->file || stackinfo_mc(c)->blind)
 		return -EACCES;
 	*nr = task_pid_nr_ns(task, c->ns);
 	if (!*nr)

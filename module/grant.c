@@ -2,7 +2,7 @@
 /*
  * stackinfo: the module's grants about another process, where its own
  * look (stackinfo_grant(), access.c) says less than asked: the kernel is
- * asked (c->ask_kernel: stackinfo_kernel_grant(), which opens procfs's
+ * asked (ask_kernel: stackinfo_kernel_grant(), which opens procfs's
  * files as the caller), with no lock held, and its answer is tied to the
  * image it was about. The in-kernel /proc/<pid>/stackinfo needs none of
  * this: its open is the kernel's check (kernel/proc/stackinfo.c).
@@ -24,27 +24,41 @@
 #define STACKINFO_EXEC_TRIES 4
 
 /*
- * A batch (c->asked) keeps the kernel's last answer with the credentials
- * it was about: ptrace_may_access() and maps' open judge a thread by its
+ * A call keeps the kernel's last answer (stackinfo_module_caller's
+ * asked) with the credentials it was about and those it was asked with
+ * (the opens are the caller's: current_cred(), which an override changes
+ * within a call): ptrace_may_access() and maps' open judge a thread by its
  * credentials, its mm (one for the whole process) and its thread group,
  * so a thread whose real_cred is that very cred gets the very answer, and
  * a batch of one process asks the kernel once, not twice a thread (every
  * open kept until the ioctl returns, as fput() defers). Only a grant about
  * a live mm is kept: stackinfo_kernel_grant() gives none about a thread
  * without one (a zombie leader's maps opens for anyone), and the thread
- * must still have its mm under the lock afterwards. The reference on
- * the remembered cred keeps its address from naming other credentials;
+ * must still have its mm under the lock afterwards. The references on
+ * the remembered creds keep their addresses from naming other credentials;
  * credentials are never changed in place, and exec installs new ones.
  * Under exec_update_lock.
  */
 static bool stackinfo_asked_before(const struct stackinfo_caller *c,
 				   struct task_struct *task, int *grant)
 {
-	if (!c->asked || !c->asked->cred ||
-	    rcu_access_pointer(task->real_cred) != c->asked->cred)
+	const struct stackinfo_asked *a = &stackinfo_mc(c)->asked;
+
+	if (!a->cred || rcu_access_pointer(task->real_cred) != a->cred ||
+	    a->asker != current_cred())
 		return false;
-	*grant = c->asked->grant;
+	*grant = a->grant;
 	return true;
+}
+
+void stackinfo_forget(struct stackinfo_asked *a)
+{
+	if (a->cred)
+		put_cred(a->cred);
+	if (a->asker)
+		put_cred(a->asker);
+	a->cred = NULL;
+	a->asker = NULL;
 }
 
 /*
@@ -56,12 +70,14 @@ static void stackinfo_remember(const struct stackinfo_caller *c,
 			       struct task_struct *task,
 			       const struct cred *cred, int grant)
 {
-	if (!c->asked || !cred || rcu_access_pointer(task->real_cred) != cred)
+	struct stackinfo_asked *a = &stackinfo_mc(c)->asked;
+
+	if (!cred || rcu_access_pointer(task->real_cred) != cred)
 		return;
-	if (c->asked->cred)
-		put_cred(c->asked->cred);
-	c->asked->cred = get_cred(cred);
-	c->asked->grant = grant;
+	stackinfo_forget(a);
+	a->cred = get_cred(cred);
+	a->asker = get_current_cred();
+	a->grant = grant;
 }
 
 /* Is @task the image and the number @exec_id and @nr were read from? */
@@ -89,6 +105,7 @@ int stackinfo_lock_target(const struct stackinfo_caller *c,
 {
 	/* pinned by the caller's reference on @task, as task->signal is */
 	struct rw_semaphore *exec_lock = &task->signal->exec_update_lock;
+	stackinfo_ask_fn ask_kernel = stackinfo_mc(c)->ask_kernel;
 	enum stackinfo_grant need, grant;
 	int asked = STACKINFO_GRANT_NONE;
 	const struct cred *cred = NULL;
@@ -106,9 +123,9 @@ int stackinfo_lock_target(const struct stackinfo_caller *c,
 		mm = stackinfo_task_mm(task, t);
 		/* the policy may ask LSMs (capable()): no spinlock held */
 		grant = stackinfo_grant(c, task, mm);
-		if (grant >= need || !c->ask_kernel)
+		if (grant >= need || !ask_kernel)
 			break;
-		/* a batch asked the kernel already about these credentials */
+		/* the call asked the kernel already about these credentials */
 		if (!tries && stackinfo_asked_before(c, task, &asked)) {
 			grant = max_t(int, grant, asked);
 			break;
@@ -134,9 +151,9 @@ int stackinfo_lock_target(const struct stackinfo_caller *c,
 			err = -EAGAIN;
 			goto out_cred;
 		}
-		if (c->asked && !cred)
+		if (!cred)
 			cred = get_task_cred(task);
-		asked = c->ask_kernel(c, task, want_sp, &nr);
+		asked = ask_kernel(c, task, want_sp, &nr);
 		/*
 		 * Only a refusal leaves the grant as it was (a proof's): any
 		 * other failure of the check (-EINTR, -ENOMEM) is the answer.
@@ -200,6 +217,7 @@ int stackinfo_process_grant(const struct stackinfo_caller *c,
 {
 	/* pinned by the reference on @task, as task->signal is */
 	struct rw_semaphore *exec_lock = &task->signal->exec_update_lock;
+	stackinfo_ask_fn ask_kernel = stackinfo_mc(c)->ask_kernel;
 	struct task_struct *with_mm;
 	enum stackinfo_grant grant;
 	struct mm_struct *mm;
@@ -216,8 +234,8 @@ int stackinfo_process_grant(const struct stackinfo_caller *c,
 			return err;
 		if (grant != STACKINFO_GRANT_NONE)
 			err = 0;
-		else if (c->ask_kernel)
-			err = c->ask_kernel(c, with_mm ?: task, false, &nr);
+		else if (ask_kernel)
+			err = ask_kernel(c, with_mm ?: task, false, &nr);
 		else
 			err = -EACCES;
 		/* allowed to know: no user stack anywhere in it */

@@ -8,11 +8,70 @@
 #ifndef _STACKINFO_MODULE_H
 #define _STACKINFO_MODULE_H
 
+#include <linux/kernel.h>
 #include <linux/fs.h>
+#include <linux/path.h>
 #include <linux/types.h>
 
-struct stackinfo_caller;
+#include "stackinfo.h"
+
+struct cred;
+struct mm_struct;
 struct task_struct;
+
+/*
+ * The kernel's last answer in a call, whose credentials it was about, and
+ * whose asked: both referenced, so that neither address names other
+ * credentials while kept.
+ */
+struct stackinfo_asked {
+	const struct cred *cred; /* NULL: nothing yet */
+	const struct cred *asker; /* current_cred() when it was asked */
+	int grant; /* enum stackinfo_grant */
+};
+
+/*
+ * What the kernel itself grants @c about @task when the module's own look
+ * (stackinfo_grant()) says less: stackinfo_kernel_grant() asks procfs.
+ */
+typedef int (*stackinfo_ask_fn)(const struct stackinfo_caller *c,
+				struct task_struct *task, bool want_sp,
+				pid_t *nr);
+
+/*
+ * Who asks the module, with which proof: stackinfo_caller_get() (access.c)
+ * fills it; its file operations give it the room (procfs.c).
+ */
+struct stackinfo_module_caller {
+	struct stackinfo_caller c;
+	struct path proc_root; /* c.file's mount's root (pinned by c.file) */
+	struct file *proof; /* a referenced proof fd, or NULL */
+	struct mm_struct *proof_mm; /* its mm (kept by the open file) */
+	enum stackinfo_grant proof_grant;
+	/*
+	 * The kernel's last answer: a batch of one process asks it once
+	 * (grant.c); stackinfo_caller_put() drops it.
+	 */
+	struct stackinfo_asked asked;
+	/*
+	 * c.file is not on the whole of a /proc mount (a bind mount of the
+	 * file alone): it has no <tid> directories to ask the kernel with,
+	 * and its mount's pid namespace knows nothing of hidepid. A tid that
+	 * names no thread of the caller's process is refused (-EACCES)
+	 * whether it names another process's thread or none; only a proof fd
+	 * may grant another process's thread there.
+	 */
+	bool blind;
+	stackinfo_ask_fn ask_kernel; /* NULL: stackinfo_grant() is final */
+};
+
+static inline struct stackinfo_module_caller *
+stackinfo_mc(const struct stackinfo_caller *c)
+{
+	/* every caller the module's policy sees is in its own struct */
+	return container_of((struct stackinfo_caller *)c,
+			    struct stackinfo_module_caller, c);
+}
 
 /* access.c: the proof fds and the kernel asked as the caller */
 int stackinfo_access_init(void);
@@ -20,6 +79,16 @@ int stackinfo_caller_set_proof(struct stackinfo_caller *c, struct file *proof);
 int stackinfo_kernel_grant(const struct stackinfo_caller *c,
 			   struct task_struct *task, bool want_sp, pid_t *nr);
 bool stackinfo_proof_fds_work(void);
+
+/*
+ * main.c: whether stackinfo_look() tries the lock-free look (parameter
+ * lockfree), and how often it answered (@hits) or fell back to mmap_lock
+ */
+extern bool stackinfo_lockfree;
+unsigned long stackinfo_lockfree_count(bool hits);
+
+/* grant.c: drop what the kernel's last answer kept */
+void stackinfo_forget(struct stackinfo_asked *a);
 
 /* procfs.c: /proc/stackinfo and its ioctl */
 int stackinfo_procfs_init(void);

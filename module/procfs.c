@@ -26,6 +26,7 @@
 #include <linux/slab.h>
 
 #include "module.h"
+#include "profile.h"
 #include "stackinfo.h"
 
 static struct proc_dir_entry *stackinfo_pde;
@@ -43,13 +44,14 @@ static int stackinfo_text_show(struct seq_file *m, void *v)
 {
 	struct stackinfo_text *t = m->private;
 	struct pid *me = task_pid(current);
+	struct stackinfo_module_caller mc __uninitialized;
 
 	/* under m->lock, inside a read or a seek that holds t->lock */
 	if (t->reader != me) {
 		put_pid(t->reader);
 		t->reader = get_pid(me);
 	}
-	return stackinfo_show(m, v);
+	return stackinfo_show(&mc.c, m);
 }
 
 static int stackinfo_open(struct inode *inode, struct file *file)
@@ -116,14 +118,39 @@ static loff_t stackinfo_lseek(struct file *file, loff_t offset, int whence)
 	return ret;
 }
 
+/* Room for the module's caller (stackinfo_caller_get(), access.c). */
+static long stackinfo_proc_ioctl(struct file *file, unsigned int cmd,
+				 unsigned long arg)
+{
+	/* stackinfo_caller_get() clears it: not the compiler too */
+	struct stackinfo_module_caller mc __uninitialized;
+	long ret;
+
+	stackinfo_prof_begin();
+	stackinfo_prof(STACKINFO_STEP_MARK);
+	ret = stackinfo_ioctl(&mc.c, file, cmd, arg);
+	stackinfo_prof(STACKINFO_STEP_COPY_OUT);
+	return ret;
+}
+
+#ifdef CONFIG_COMPAT
+static long stackinfo_proc_compat_ioctl(struct file *file, unsigned int cmd,
+					unsigned long arg)
+{
+	struct stackinfo_module_caller mc __uninitialized;
+
+	return stackinfo_compat_ioctl(&mc.c, file, cmd, arg);
+}
+#endif
+
 static const struct proc_ops stackinfo_proc_ops = {
 	.proc_open = stackinfo_open,
 	.proc_read_iter = stackinfo_read_iter,
 	.proc_lseek = stackinfo_lseek,
 	.proc_release = stackinfo_release,
-	.proc_ioctl = stackinfo_ioctl,
+	.proc_ioctl = stackinfo_proc_ioctl,
 #ifdef CONFIG_COMPAT
-	.proc_compat_ioctl = stackinfo_compat_ioctl,
+	.proc_compat_ioctl = stackinfo_proc_compat_ioctl,
 #endif
 };
 

@@ -3,33 +3,24 @@
  * stackinfo: where a query's time goes, in a measurement build only
  * (make module STACKINFO_PROFILE=y; tools/bench/profile-run). Each
  * stackinfo_prof(STEP) adds the cycles since the previous mark on this CPU
- * to STEP's sum; stackinfo_prof_begin() starts a chain. In every other
- * build the marks are empty, and scripts/gen-series.sh drops their lines:
- * the in-tree series never has them.
+ * to STEP's sum; stackinfo_prof_begin() starts a chain, in the ioctl
+ * (procfs.c). The marks are in the module's own files only (procfs.c,
+ * access.c, main.c), at the edges of the query core's calls into the
+ * policy, never in the core: the steps are what lies between. In every
+ * other build the marks are empty.
  */
 #ifndef _STACKINFO_PROFILE_H
 #define _STACKINFO_PROFILE_H
 
 enum stackinfo_step {
 	STACKINFO_STEP_MARK, /* a mark right after begin: a mark's own cost */
-	STACKINFO_STEP_COPY_IN,
-	STACKINFO_STEP_CHECKS,
-	STACKINFO_STEP_CALLER_GET,
-	STACKINFO_STEP_TARGET_GET,
-	STACKINFO_STEP_PID_NR,
-	STACKINFO_STEP_SEQ_BEGIN,
-	STACKINFO_STEP_LOCK,
-	STACKINFO_STEP_WALK_ADDR,
-	STACKINFO_STEP_WALK_MAIN,
-	STACKINFO_STEP_WALK_SP,
-	STACKINFO_STEP_SEQ_RETRY,
-	STACKINFO_STEP_UNLOCK,
-	STACKINFO_STEP_COUNTERS,
-	STACKINFO_STEP_FILL,
-	STACKINFO_STEP_RLIMIT,
-	STACKINFO_STEP_TAIL,
+	STACKINFO_STEP_ENTRY, /* copy-in, checks, stackinfo_caller_get() */
+	STACKINFO_STEP_TARGET, /* the thread, its mm and SP, its numbers */
+	STACKINFO_STEP_LOOK, /* the look: lock-free and its check, or locked */
+	STACKINFO_STEP_COUNTERS, /* the lockfree counters */
+	STACKINFO_STEP_FILL, /* the answer from the look, the rlimit */
 	STACKINFO_STEP_CALLER_PUT,
-	STACKINFO_STEP_COPY_OUT,
+	STACKINFO_STEP_COPY_OUT, /* and the return to procfs */
 	STACKINFO_STEP_NR
 };
 

@@ -9,7 +9,6 @@
 #include <linux/cred.h>
 #include <linux/mm.h>
 #include <linux/mmap_lock.h>
-#include <linux/percpu.h>
 #include <linux/pid.h>
 #include <linux/ptrace.h>
 #include <linux/rcupdate.h>
@@ -24,7 +23,6 @@
 #include <asm/ptrace.h>
 #include <kunit/visibility.h>
 
-#include "profile.h"
 #include "stackinfo.h"
 
 u64 stackinfo_vma_flags(unsigned long vm_flags)
@@ -150,29 +148,6 @@ int stackinfo_vma_at(struct mm_struct *mm, unsigned long addr,
 EXPORT_SYMBOL_IF_KUNIT(stackinfo_vma_at);
 
 /*
- * Whether queries try the lock-free look first (module parameter
- * "lockfree"; it cannot be set where the kernel offers no such look), and
- * how often it answered or gave way to mmap_lock. Per-CPU, so that
- * counting costs concurrent queries no shared cache line.
- */
-bool stackinfo_lockfree = IS_ENABLED(CONFIG_PER_VMA_LOCK);
-EXPORT_SYMBOL_IF_KUNIT(stackinfo_lockfree);
-static DEFINE_PER_CPU(unsigned long, stackinfo_lockfree_hits);
-static DEFINE_PER_CPU(unsigned long, stackinfo_lockfree_fallbacks);
-
-unsigned long stackinfo_lockfree_count(bool hits)
-{
-	unsigned long sum = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		sum += hits ? per_cpu(stackinfo_lockfree_hits, cpu) :
-			      per_cpu(stackinfo_lockfree_fallbacks, cpu);
-	return sum;
-}
-EXPORT_SYMBOL_IF_KUNIT(stackinfo_lockfree_count);
-
-/*
  * The walks of one look: the caller makes them stable (see above). Every
  * out field of @l is written, each once (what a failed lock-free look
  * left is overwritten), none cleared first: under TCG a cleared struct
@@ -185,7 +160,6 @@ static void stackinfo_look_walk(struct mm_struct *mm, unsigned long sp,
 		stackinfo_addr_walk(mm, l->addr, &l->at);
 	else
 		memset(&l->at, 0, sizeof(l->at));
-	stackinfo_prof(STACKINFO_STEP_WALK_ADDR);
 	/* written under mmap_lock for writing: racy without it, checked */
 	l->map_count = data_race(mm->map_count);
 	/* also by prctl(PR_SET_MM) under the read lock: one read, used once */
@@ -200,7 +174,6 @@ static void stackinfo_look_walk(struct mm_struct *mm, unsigned long sp,
 	    (stackinfo_vma_walk(mm, l->start_stack - 1, &l->main_vma) ||
 	     l->main_vma.end != l->start_stack))
 		memset(&l->main_vma, 0, sizeof(l->main_vma));
-	stackinfo_prof(STACKINFO_STEP_WALK_MAIN);
 	/* the main thread's SP is nearly always in its main stack: one walk */
 	if (have_sp && l->main_vma.found && sp >= l->main_vma.start &&
 	    sp < l->main_vma.end)
@@ -209,7 +182,6 @@ static void stackinfo_look_walk(struct mm_struct *mm, unsigned long sp,
 		stackinfo_vma_walk(mm, sp, &l->sp_vma);
 	else
 		memset(&l->sp_vma, 0, sizeof(l->sp_vma));
-	stackinfo_prof(STACKINFO_STEP_WALK_SP);
 }
 
 /*
@@ -229,17 +201,15 @@ static void stackinfo_look_walk(struct mm_struct *mm, unsigned long sp,
  * walk. @before_retry runs between the walk and that check, outside RCU
  * (KUnit makes a writer run there); NULL in use.
  */
-VISIBLE_IF_KUNIT bool
-stackinfo_look_lockless(struct mm_struct *mm, unsigned long sp, bool have_sp,
-			struct stackinfo_look *l,
-			void (*before_retry)(struct mm_struct *mm))
+bool stackinfo_look_lockless(struct mm_struct *mm, unsigned long sp,
+			     bool have_sp, struct stackinfo_look *l,
+			     void (*before_retry)(struct mm_struct *mm))
 {
 	unsigned int seq;
 
 	if (!mmap_lock_speculate_try_begin(mm, &seq))
 		return false;
 	rcu_read_lock();
-	stackinfo_prof(STACKINFO_STEP_SEQ_BEGIN);
 	stackinfo_look_walk(mm, sp, have_sp, l);
 	rcu_read_unlock();
 	if (before_retry)
@@ -249,73 +219,20 @@ stackinfo_look_lockless(struct mm_struct *mm, unsigned long sp, bool have_sp,
 EXPORT_SYMBOL_IF_KUNIT(stackinfo_look_lockless);
 
 /* The same look under mmap_lock, which waits for writers. */
-VISIBLE_IF_KUNIT int stackinfo_look_locked(struct mm_struct *mm,
-					   unsigned long sp, bool have_sp,
-					   struct stackinfo_look *l)
+int stackinfo_look_locked(struct mm_struct *mm, unsigned long sp, bool have_sp,
+			  struct stackinfo_look *l)
 {
 	int err = mmap_read_lock_killable(mm);
 
 	if (err)
 		return err;
 	rcu_read_lock();
-	stackinfo_prof(STACKINFO_STEP_LOCK);
 	stackinfo_look_walk(mm, sp, have_sp, l);
 	rcu_read_unlock();
 	mmap_read_unlock(mm);
-	stackinfo_prof(STACKINFO_STEP_UNLOCK);
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(stackinfo_look_locked);
-
-/* @l from one moment of @mm: lock-free where it can, else locked. */
-VISIBLE_IF_KUNIT int stackinfo_look(struct mm_struct *mm, unsigned long sp,
-				    bool have_sp, struct stackinfo_look *l,
-				    void (*before_retry)(struct mm_struct *mm))
-{
-	if (READ_ONCE(stackinfo_lockfree)) {
-		if (stackinfo_look_lockless(mm, sp, have_sp, l, before_retry)) {
-			stackinfo_prof(STACKINFO_STEP_SEQ_RETRY);
-			this_cpu_inc(stackinfo_lockfree_hits);
-			stackinfo_prof(STACKINFO_STEP_COUNTERS);
-			return 0;
-		}
-		stackinfo_prof(STACKINFO_STEP_SEQ_RETRY);
-		this_cpu_inc(stackinfo_lockfree_fallbacks);
-		stackinfo_prof(STACKINFO_STEP_COUNTERS);
-	}
-	return stackinfo_look_locked(mm, sp, have_sp, l);
-}
-EXPORT_SYMBOL_IF_KUNIT(stackinfo_look);
-
-/*
- * Thread @tid (not 0) of @c's pid namespace, referenced; ERR_PTR(-ESRCH)
- * if none, or if @c asks through a file about one process and @tid is not
- * of it. Through a blind file (c->blind) the refusal of other processes
- * comes first and alike for every tid: ERR_PTR(-EACCES) for one that names
- * no thread of the caller's process, found or not; with a proof fd, which
- * may still grant another process's thread, for one that names no thread
- * (stackinfo_grant() judges one that does).
- */
-struct task_struct *stackinfo_get_task(const struct stackinfo_caller *c,
-				       pid_t tid)
-{
-	int none = c->blind ? -EACCES : -ESRCH;
-	struct task_struct *task;
-
-	if (tid <= 0 || tid > PID_MAX_LIMIT)
-		return ERR_PTR(none);
-	rcu_read_lock();
-	task = pid_task(find_pid_ns(tid, c->ns), PIDTYPE_PID);
-	if (task && c->file_task && !same_thread_group(task, c->file_task))
-		task = NULL;
-	if (task && c->blind && !c->proof && !same_thread_group(task, current))
-		task = NULL;
-	if (task)
-		get_task_struct(task);
-	rcu_read_unlock();
-	return task ?: ERR_PTR(none);
-}
-EXPORT_SYMBOL_IF_KUNIT(stackinfo_get_task);
 
 /* A user worker (io-wq) shares the mm but never ran user code: no SP. */
 static bool stackinfo_has_user_sp(struct task_struct *task)
@@ -712,14 +629,12 @@ int stackinfo_query_task(const struct stackinfo_caller *c,
 	err = stackinfo_target_get(c, task, want_sp, &t);
 	if (err)
 		return err;
-	stackinfo_prof(STACKINFO_STEP_TARGET_GET);
 	/* numbers in the mount's namespace; 0 once the thread is reaped */
 	stackinfo_task_nrs(task, c->ns, &tid, &tgid);
 	if (!t.self && (!tid || !tgid)) {
 		err = -ESRCH;
 		goto out;
 	}
-	stackinfo_prof(STACKINFO_STEP_PID_NR);
 
 	/*
 	 * This may sleep on mmap_lock. Afterwards t.mm is pinned by the
@@ -764,7 +679,6 @@ int stackinfo_query_task(const struct stackinfo_caller *c,
 	}
 	if (t.sp_granted)
 		stackinfo_put_altstack(&t, &look, q);
-	stackinfo_prof(STACKINFO_STEP_FILL);
 
 	/* released while we looked: the thread is gone, say so */
 	err = stackinfo_rlimit_stack(task, &rlim);
@@ -775,7 +689,6 @@ int stackinfo_query_task(const struct stackinfo_caller *c,
 	q->rlim_stack_cur = stackinfo_rlim(rlim.rlim_cur);
 	q->rlim_stack_max = stackinfo_rlim(rlim.rlim_max);
 	q->valid |= STACKINFO_VALID_RLIMIT;
-	stackinfo_prof(STACKINFO_STEP_RLIMIT);
 	if (stackinfo_guard_gap_known) {
 		q->guard_gap = stackinfo_guard_gap;
 		q->valid |= STACKINFO_VALID_GUARD_GAP;

@@ -10,7 +10,6 @@
 
 #include <linux/fs.h>
 #include <linux/kconfig.h>
-#include <linux/path.h>
 #include <linux/types.h>
 #include <uapi/linux/stackinfo.h>
 
@@ -73,44 +72,14 @@ enum stackinfo_grant {
 	STACKINFO_GRANT_ALL, /* and the SP: /proc/<pid>/syscall */
 };
 
-/* The kernel's last answer in a batch, and whose credentials it was about. */
-struct stackinfo_asked {
-	const struct cred *cred; /* referenced; NULL: nothing yet */
-	int grant; /* enum stackinfo_grant */
-};
-
-struct stackinfo_caller;
-
 /*
- * What the kernel itself grants @c about @task when the policy's own look
- * (stackinfo_grant()) says less: the module asks procfs (access.c).
- */
-typedef int (*stackinfo_ask_fn)(const struct stackinfo_caller *c,
-				struct task_struct *task, bool want_sp,
-				pid_t *nr);
-
-/*
- * Who asks, through which /proc file, with which proof: filled in by
- * stackinfo_caller_get() of the policy in use.
+ * Who asks, through which file: filled in by stackinfo_caller_get() of the
+ * policy in use, into room the file's operations give it (the policy's
+ * own struct may hold this one and more: the module's does).
  */
 struct stackinfo_caller {
 	const struct file *file; /* the file asked through; may be NULL */
-	struct path proc_root; /* its mount's root (pinned by file) */
 	struct pid_namespace *ns; /* tids are numbers here */
-	struct file *proof; /* a referenced proof fd, or NULL */
-	struct mm_struct *proof_mm; /* its mm (kept by the open file) */
-	enum stackinfo_grant proof_grant;
-	struct stackinfo_asked *asked; /* a batch's memo, else NULL */
-	/*
-	 * The file is not on the whole of a /proc mount (a bind mount of the
-	 * file alone): it has no <tid> directories to ask the kernel with,
-	 * and its mount's pid namespace knows nothing of hidepid. A tid that
-	 * names no thread of the caller's process is refused (-EACCES)
-	 * whether it names another process's thread or none; only a proof fd
-	 * may grant another process's thread there.
-	 */
-	bool blind;
-	stackinfo_ask_fn ask_kernel; /* NULL: stackinfo_grant() is final */
 	/*
 	 * The thread a /proc/<pid>/stackinfo file is about (referenced):
 	 * tid 0 and pid 0 name it, and only its process is answered about.
@@ -142,8 +111,6 @@ int stackinfo_query(const struct stackinfo_caller *c,
 		    struct stackinfo_query *q);
 int stackinfo_query_task(const struct stackinfo_caller *c,
 			 struct task_struct *task, struct stackinfo_query *q);
-struct task_struct *stackinfo_get_task(const struct stackinfo_caller *c,
-				       pid_t tid);
 struct mm_struct *stackinfo_task_mm(struct task_struct *task,
 				    struct stackinfo_target *t);
 int stackinfo_process_look(const struct stackinfo_caller *c,
@@ -159,19 +126,37 @@ void stackinfo_threads_put(struct task_struct **tasks, u32 nr);
 int stackinfo_vma_at(struct mm_struct *mm, unsigned long addr,
 		     struct stackinfo_vma *out);
 u64 stackinfo_vma_flags(unsigned long vm_flags);
-extern bool stackinfo_lockfree;
-unsigned long stackinfo_lockfree_count(bool hits);
+/*
+ * @l from one moment of @mm: stackinfo_look_lockless() where a writer did
+ * not interfere, else stackinfo_look_locked(); @before_retry runs inside
+ * a lock-free look, before its check (KUnit makes a writer run there).
+ */
+bool stackinfo_look_lockless(struct mm_struct *mm, unsigned long sp,
+			     bool have_sp, struct stackinfo_look *l,
+			     void (*before_retry)(struct mm_struct *mm));
+int stackinfo_look_locked(struct mm_struct *mm, unsigned long sp, bool have_sp,
+			  struct stackinfo_look *l);
 
-/* abi.c: the ioctls and the text, for any file that answers */
-long stackinfo_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
-long stackinfo_compat_ioctl(struct file *file, unsigned int cmd,
-			    unsigned long arg);
-int stackinfo_show(struct seq_file *m, void *v);
+/*
+ * abi.c: the ioctls and the text, for any file that answers; @c is room
+ * for the caller, which the policy's stackinfo_caller_get() fills
+ */
+long stackinfo_ioctl(struct stackinfo_caller *c, struct file *file,
+		     unsigned int cmd, unsigned long arg);
+long stackinfo_compat_ioctl(struct stackinfo_caller *c, struct file *file,
+			    unsigned int cmd, unsigned long arg);
+int stackinfo_show(struct stackinfo_caller *c, struct seq_file *m);
 
 /* the access policy: who may ask about whom (the module's, or procfs's) */
 int stackinfo_caller_get(struct stackinfo_caller *c, const struct file *file,
 			 bool want_proof, int proof_fd);
 void stackinfo_caller_put(struct stackinfo_caller *c);
+/*
+ * Thread @tid (not 0) of @c's pid namespace, referenced, if @c may ask
+ * about it by number; else an ERR_PTR: -ESRCH, or the policy's refusal
+ */
+struct task_struct *stackinfo_get_task(const struct stackinfo_caller *c,
+				       pid_t tid);
 enum stackinfo_grant stackinfo_grant(const struct stackinfo_caller *c,
 				     struct task_struct *task,
 				     struct mm_struct *mm);
@@ -190,6 +175,10 @@ void stackinfo_unlock_target(struct task_struct *task);
 /* May @c learn anything about @task's process? 0, or the refusal. */
 int stackinfo_process_grant(const struct stackinfo_caller *c,
 			    struct task_struct *task);
+/* Which look answers: the lock-free one first wherever it can. */
+int stackinfo_look(struct mm_struct *mm, unsigned long sp, bool have_sp,
+		   struct stackinfo_look *l,
+		   void (*before_retry)(struct mm_struct *mm));
 
 /*
  * The kernel's stack_guard_gap: the module's main.c reads it off the
@@ -200,20 +189,13 @@ extern bool stackinfo_guard_gap_known;
 
 #if IS_ENABLED(CONFIG_KUNIT)
 /* Static unless kunit/ needs to reach them (VISIBLE_IF_KUNIT). */
-int stackinfo_ioctl_query(const struct file *file,
+int stackinfo_ioctl_query(struct stackinfo_caller *c, const struct file *file,
 			  struct stackinfo_query __user *uarg);
-int stackinfo_ioctl_threads(const struct file *file,
+int stackinfo_ioctl_threads(struct stackinfo_caller *c,
+			    const struct file *file,
 			    struct stackinfo_threads __user *uarg);
 void stackinfo_show_query(struct seq_file *m, const struct stackinfo_query *q);
-bool stackinfo_look_lockless(struct mm_struct *mm, unsigned long sp,
-			     bool have_sp, struct stackinfo_look *l,
-			     void (*before_retry)(struct mm_struct *mm));
-int stackinfo_look_locked(struct mm_struct *mm, unsigned long sp, bool have_sp,
-			  struct stackinfo_look *l);
 int stackinfo_rlimit_stack(struct task_struct *task, struct rlimit *rlim);
-int stackinfo_look(struct mm_struct *mm, unsigned long sp, bool have_sp,
-		   struct stackinfo_look *l,
-		   void (*before_retry)(struct mm_struct *mm));
 void stackinfo_classify(const struct stackinfo_look *l,
 			struct stackinfo_query *q);
 #endif

@@ -14,12 +14,12 @@
 #                                   mainline's API (module/compat/, which
 #                                   supplies it on older kernels, is the
 #                                   module's alone), with the KUnit-only
-#                                   exports and the profiling marks left
-#                                   out (the module, loaded on a patched
-#                                   kernel, exports them)
+#                                   exports left out (the module, loaded
+#                                   on a patched kernel, exports them)
 #   kernel/series/6.12/             for the 6.12 base, a first patch with
 #                                   mainline's mmap_lock_speculate_*()
 #   kernel/proc/stackinfo.c         fs/proc/stackinfo.c (procfs's policy)
+#   kernel/proc/stackinfo_test.c    fs/proc/stackinfo_test.c (its KUnit suite)
 #   kernel/series/                  the commit messages, the Kconfig entry,
 #                                   the proc.rst section
 #   kernel/selftests/proc-stackinfo.c  the kselftest
@@ -87,11 +87,10 @@ commit() {	# MESSAGE-FILE
 }
 
 # module/X as in-tree code: the same lines but for the exports only the
-# module's KUnit suites need and the module's profiling marks
+# module's KUnit suites need (the module, loaded on a patched kernel,
+# exports them itself: two exports of one name would refuse its load)
 intree() {	# SRC DST
-	sed -e '/^EXPORT_SYMBOL_IF_KUNIT(.*);$/d' \
-		-e '/^#include "profile.h"$/d' -e '/^\t*stackinfo_prof/d' \
-		"$top/$1" >"$work/$2"
+	sed -e '/^EXPORT_SYMBOL_IF_KUNIT(.*);$/d' "$top/$1" >"$work/$2"
 }
 
 # insert_after FILE LINE-REGEX TEXT-FILE [ANCHOR-REGEX]: TEXT after the
@@ -153,7 +152,7 @@ insert_after fs/proc/Makefile '^proc-\$\(CONFIG_PROC_PAGE_MONITOR\)' "$work/mk.t
 printf '%s\n' 'extern const struct file_operations proc_pid_stackinfo_operations;' >"$work/decl.txt"
 insert_after fs/proc/internal.h '^extern const struct file_operations proc_pid_maps_operations;$' \
 	"$work/decl.txt"
-printf '%s\n' 'F:	fs/proc/stackinfo*' >"$work/f.txt"
+printf 'F:	fs/proc/%s\n' stackinfo.c stackinfo.h stackinfo_abi.c stackinfo_query.c >"$work/f.txt"
 insert_after MAINTAINERS '^S:	Maintained$' "$work/f.txt" '^PROC STACKINFO$'
 rm -f "$work/mk.txt" "$work/decl.txt" "$work/f.txt"
 commit 2-core.txt
@@ -210,6 +209,17 @@ printf '%s\n' 'F:	tools/testing/selftests/proc/proc-stackinfo.c' >"$work/sel.txt
 insert_after MAINTAINERS '^F:	include/uapi/linux/stackinfo.h$' "$work/sel.txt"
 rm -f "$work/sel.txt"
 commit 5-selftest.txt
+
+# 6: the KUnit suite, after PROC_STACKINFO's entry and its objects
+cp "$top/kernel/proc/stackinfo_test.c" "$work/fs/proc/stackinfo_test.c"
+insert_after fs/proc/Kconfig '^	  If unsure, say N\.$' "$top/kernel/series/Kconfig.kunit" \
+	'^config PROC_STACKINFO$'
+printf '%s\n' 'proc-$(CONFIG_PROC_STACKINFO_KUNIT_TEST)	+= stackinfo_test.o' >"$work/mk.txt"
+insert_after fs/proc/Makefile '^proc-\$\(CONFIG_PROC_STACKINFO\)' "$work/mk.txt"
+printf '%s\n' 'F:	fs/proc/stackinfo_test.c' >"$work/mk.txt"
+insert_after MAINTAINERS '^F:	fs/proc/stackinfo_query.c$' "$work/mk.txt"
+rm -f "$work/mk.txt"
+commit 6-kunit.txt
 
 # the patches, and a cover letter of our own (format-patch's would carry
 # today's date): subject, text, shortlog, diffstat

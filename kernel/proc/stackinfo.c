@@ -26,13 +26,16 @@
 #include <linux/fs.h>
 #include <linux/init.h>
 #include <linux/mm.h>
+#include <linux/pid.h>
 #include <linux/ptrace.h>
+#include <linux/rcupdate.h>
 #include <linux/rwsem.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/task.h>
 #include <linux/seq_file.h>
 #include <linux/string.h>
+#include <linux/threads.h>
 
 #include "internal.h"
 #include "stackinfo.h"
@@ -73,17 +76,32 @@ int stackinfo_caller_get(struct stackinfo_caller *c, const struct file *file,
 	}
 	c->file = file;
 	c->ns = proc_pid_ns(file_inode(file)->i_sb);
-	c->proof_mm = m->private;
-	c->proof_grant = STACKINFO_GRANT_NO_SP;
 	return 0;
 }
 
-/* A batch's memo stays empty here: the kernel is never asked twice. */
 void stackinfo_caller_put(struct stackinfo_caller *c)
 {
 	if (c->file_task)
 		put_task_struct(c->file_task);
 	c->file_task = NULL;
+}
+
+/* Thread @tid of the file's process, referenced, or ERR_PTR(-ESRCH). */
+struct task_struct *stackinfo_get_task(const struct stackinfo_caller *c,
+				       pid_t tid)
+{
+	struct task_struct *task;
+
+	if (tid <= 0 || tid > PID_MAX_LIMIT)
+		return ERR_PTR(-ESRCH);
+	rcu_read_lock();
+	task = pid_task(find_pid_ns(tid, c->ns), PIDTYPE_PID);
+	if (task && !same_thread_group(task, c->file_task))
+		task = NULL;
+	if (task)
+		get_task_struct(task);
+	rcu_read_unlock();
+	return task ?: ERR_PTR(-ESRCH);
 }
 
 /*
@@ -101,9 +119,12 @@ enum stackinfo_grant stackinfo_grant(const struct stackinfo_caller *c,
 				     struct task_struct *task,
 				     struct mm_struct *mm)
 {
+	const struct seq_file *m = c->file->private_data;
+
 	if (!mm)
 		return STACKINFO_GRANT_NO_SP;
-	if (mm != c->proof_mm)
+	/* the open's mm, kept by the open file (mmgrab()) */
+	if (mm != m->private)
 		return STACKINFO_GRANT_NONE;
 	if (ptrace_may_access(task, PTRACE_MODE_ATTACH_FSCREDS |
 					    PTRACE_MODE_NOAUDIT))
@@ -158,6 +179,42 @@ int stackinfo_process_grant(const struct stackinfo_caller *c,
 	return err;
 }
 
+/* The query core fills the caller in room its callers give it. */
+static int proc_stackinfo_show(struct seq_file *m, void *v)
+{
+	struct stackinfo_caller c;
+
+	return stackinfo_show(&c, m);
+}
+
+static long proc_stackinfo_ioctl(struct file *file, unsigned int cmd,
+				 unsigned long arg)
+{
+	struct stackinfo_caller c;
+
+	return stackinfo_ioctl(&c, file, cmd, arg);
+}
+
+#ifdef CONFIG_COMPAT
+static long proc_stackinfo_compat_ioctl(struct file *file, unsigned int cmd,
+					unsigned long arg)
+{
+	struct stackinfo_caller c;
+
+	return stackinfo_compat_ioctl(&c, file, cmd, arg);
+}
+#endif
+
+/* @l from one moment of @mm: lock-free where it can, else locked. */
+int stackinfo_look(struct mm_struct *mm, unsigned long sp, bool have_sp,
+		   struct stackinfo_look *l,
+		   void (*before_retry)(struct mm_struct *mm))
+{
+	if (stackinfo_look_lockless(mm, sp, have_sp, l, before_retry))
+		return 0;
+	return stackinfo_look_locked(mm, sp, have_sp, l);
+}
+
 static int proc_stackinfo_open(struct inode *inode, struct file *file)
 {
 	struct mm_struct *mm = proc_mem_open(inode, PTRACE_MODE_READ);
@@ -165,7 +222,7 @@ static int proc_stackinfo_open(struct inode *inode, struct file *file)
 
 	if (IS_ERR(mm))
 		return PTR_ERR(mm);
-	err = single_open(file, stackinfo_show, mm);
+	err = single_open(file, proc_stackinfo_show, mm);
 	if (err && mm)
 		mmdrop(mm);
 	return err;
@@ -186,9 +243,9 @@ const struct file_operations proc_pid_stackinfo_operations = {
 	.read_iter	= seq_read_iter,
 	.llseek		= seq_lseek,
 	.release	= proc_stackinfo_release,
-	.unlocked_ioctl	= stackinfo_ioctl,
+	.unlocked_ioctl	= proc_stackinfo_ioctl,
 #ifdef CONFIG_COMPAT
-	.compat_ioctl	= stackinfo_compat_ioctl,
+	.compat_ioctl	= proc_stackinfo_compat_ioctl,
 #endif
 };
 
