@@ -471,6 +471,47 @@ static void query_check_failure_is_the_answer(struct kunit *test)
 	}
 }
 
+static int ask_kernel_calls;
+
+/* The kernel as root sees it: everything asked for, counted. */
+static int ask_kernel_counted(const struct stackinfo_caller *c,
+			      struct task_struct *task, bool want_sp, pid_t *nr)
+{
+	*nr = task_pid_vnr(task);
+	ask_kernel_calls++;
+	return want_sp ? STACKINFO_GRANT_ALL : STACKINFO_GRANT_NO_SP;
+}
+
+/*
+ * A call keeps the kernel's last answer for the next question about the
+ * same credentials (grant.c), but an answer to a question without the SP
+ * says nothing of the SP: it must not cap a later question about it.
+ */
+static void query_memo_keeps_the_question(struct kunit *test)
+{
+	struct stackinfo_module_caller mc;
+	struct stackinfo_query q;
+	int i;
+
+	stackinfo_allow_cap_sys_ptrace = false;
+	ask_kernel_calls = 0;
+	KUNIT_ASSERT_EQ(test, stackinfo_caller_get(&mc.c, NULL, false, 0), 0);
+	mc.ask_kernel = ask_kernel_counted;
+	for (i = 0; i < 3; i++) {
+		memset(&q, 0, sizeof(q));
+		q.size = sizeof(q);
+		q.tid = 1;
+		/* first without the SP, then twice with it */
+		q.query_flags = i ? 0 : STACKINFO_QUERY_NO_SP;
+		KUNIT_EXPECT_EQ(test, stackinfo_query(&mc.c, &q), 0);
+		KUNIT_EXPECT_EQ_MSG(test, !!(q.valid & STACKINFO_VALID_SP),
+				    i > 0, "question %d", i);
+	}
+	/* asked without the SP, then with it; the third is the memo's */
+	KUNIT_EXPECT_EQ(test, ask_kernel_calls, 2);
+	stackinfo_caller_put(&mc.c);
+}
+
 /*
  * Every path drops what it took: task and mm references stay balanced.
  * mm_users, not mm_count, which the module never takes (mmgrab()) and the
@@ -808,6 +849,7 @@ static struct kunit_case stackinfo_query_cases[] = {
 	KUNIT_CASE(query_no_such_tid),
 	KUNIT_CASE(query_kernel_thread),
 	KUNIT_CASE(query_check_failure_is_the_answer),
+	KUNIT_CASE(query_memo_keeps_the_question),
 	KUNIT_CASE(query_balances_references),
 	KUNIT_CASE_SLOW(query_rlimit_after_reap),
 	KUNIT_CASE(query_clears_out_fields),

@@ -254,7 +254,7 @@ void stackinfo_caller_put(struct stackinfo_caller *c)
 {
 	struct stackinfo_module_caller *mc = stackinfo_mc(c);
 
-	stackinfo_prof(STACKINFO_STEP_FILL);
+	stackinfo_prof(STACKINFO_STEP_QUERY);
 	if (mc->proof)
 		fput(mc->proof);
 	mc->proof = NULL;

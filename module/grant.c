@@ -40,12 +40,14 @@
  * Under exec_update_lock.
  */
 static bool stackinfo_asked_before(const struct stackinfo_caller *c,
-				   struct task_struct *task, int *grant)
+				   struct task_struct *task, bool want_sp,
+				   int *grant)
 {
 	const struct stackinfo_asked *a = &stackinfo_mc(c)->asked;
 
+	/* an answer without the SP's question says nothing of the SP */
 	if (!a->cred || rcu_access_pointer(task->real_cred) != a->cred ||
-	    a->asker != current_cred())
+	    a->asker != current_cred() || (want_sp && !a->want_sp))
 		return false;
 	*grant = a->grant;
 	return true;
@@ -62,13 +64,14 @@ void stackinfo_forget(struct stackinfo_asked *a)
 }
 
 /*
- * Remember @grant, the kernel's answer about @task, whose credentials were
- * @cred (referenced) when it was asked: if they still are, the reference
- * moves to the memo. Under exec_update_lock.
+ * Remember @grant, the kernel's answer about @task (about its SP too if
+ * @want_sp), whose credentials were @cred (referenced) when it was asked:
+ * if they still are, the memo takes references of its own to them and to
+ * the caller's. Under exec_update_lock.
  */
 static void stackinfo_remember(const struct stackinfo_caller *c,
 			       struct task_struct *task,
-			       const struct cred *cred, int grant)
+			       const struct cred *cred, bool want_sp, int grant)
 {
 	struct stackinfo_asked *a = &stackinfo_mc(c)->asked;
 
@@ -77,6 +80,7 @@ static void stackinfo_remember(const struct stackinfo_caller *c,
 	stackinfo_forget(a);
 	a->cred = get_cred(cred);
 	a->asker = get_current_cred();
+	a->want_sp = want_sp;
 	a->grant = grant;
 }
 
@@ -126,7 +130,8 @@ int stackinfo_lock_target(const struct stackinfo_caller *c,
 		if (grant >= need || !ask_kernel)
 			break;
 		/* the call asked the kernel already about these credentials */
-		if (!tries && stackinfo_asked_before(c, task, &asked)) {
+		if (!tries &&
+		    stackinfo_asked_before(c, task, want_sp, &asked)) {
 			grant = max_t(int, grant, asked);
 			break;
 		}
@@ -139,7 +144,8 @@ int stackinfo_lock_target(const struct stackinfo_caller *c,
 		    (asked < 0 || stackinfo_still(c, task, exec_id, nr))) {
 			/* only a grant about a live mm is worth remembering */
 			if (asked >= 0 && mm)
-				stackinfo_remember(c, task, cred, asked);
+				stackinfo_remember(c, task, cred, want_sp,
+						   asked);
 			grant = max_t(int, grant, asked);
 			break;
 		}

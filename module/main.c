@@ -11,7 +11,6 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/path.h>
-#include <linux/percpu.h>
 #include <linux/pid.h>
 #include <linux/pid_namespace.h>
 #include <linux/rcupdate.h>
@@ -24,7 +23,6 @@
 #include <kunit/visibility.h>
 
 #include "module.h"
-#include "profile.h"
 #include "stackinfo.h"
 
 /* The longest command line read; bootconfig can add to the boot loader's. */
@@ -40,54 +38,6 @@ module_param_named(stack_guard_gap, stack_guard_gap_pages, long, 0444);
 #define STACKINFO_GAP_DESC \
 	"The kernel's stack_guard_gap in pages (default: from /proc/cmdline)"
 MODULE_PARM_DESC(stack_guard_gap, STACKINFO_GAP_DESC);
-
-/*
- * Whether queries try the lock-free look first (the parameter below), and
- * how often it answered or gave way to mmap_lock. Per-CPU, so that
- * counting costs concurrent queries no shared cache line.
- */
-bool stackinfo_lockfree = IS_ENABLED(CONFIG_PER_VMA_LOCK);
-EXPORT_SYMBOL_IF_KUNIT(stackinfo_lockfree);
-static DEFINE_PER_CPU(unsigned long, stackinfo_lockfree_hits);
-static DEFINE_PER_CPU(unsigned long, stackinfo_lockfree_fallbacks);
-
-unsigned long stackinfo_lockfree_count(bool hits)
-{
-	unsigned long sum = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		sum += hits ? per_cpu(stackinfo_lockfree_hits, cpu) :
-			      per_cpu(stackinfo_lockfree_fallbacks, cpu);
-	return sum;
-}
-EXPORT_SYMBOL_IF_KUNIT(stackinfo_lockfree_count);
-
-/* The module's look: as the kernel's, but the parameter may say locked. */
-int stackinfo_look(struct mm_struct *mm, unsigned long sp, bool have_sp,
-		   struct stackinfo_look *l,
-		   void (*before_retry)(struct mm_struct *mm))
-{
-	bool ok;
-	int err;
-
-	stackinfo_prof(STACKINFO_STEP_TARGET);
-	if (READ_ONCE(stackinfo_lockfree)) {
-		ok = stackinfo_look_lockless(mm, sp, have_sp, l, before_retry);
-		stackinfo_prof(STACKINFO_STEP_LOOK);
-		if (ok)
-			this_cpu_inc(stackinfo_lockfree_hits);
-		else
-			this_cpu_inc(stackinfo_lockfree_fallbacks);
-		stackinfo_prof(STACKINFO_STEP_COUNTERS);
-		if (ok)
-			return 0;
-	}
-	err = stackinfo_look_locked(mm, sp, have_sp, l);
-	stackinfo_prof(STACKINFO_STEP_LOOK);
-	return err;
-}
-EXPORT_SYMBOL_IF_KUNIT(stackinfo_look);
 
 /*
  * lockfree: Y while queries try the lock-free look first; it cannot be

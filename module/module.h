@@ -27,6 +27,7 @@ struct task_struct;
 struct stackinfo_asked {
 	const struct cred *cred; /* NULL: nothing yet */
 	const struct cred *asker; /* current_cred() when it was asked */
+	bool want_sp; /* the question was about the SP too */
 	int grant; /* enum stackinfo_grant */
 };
 
@@ -68,7 +69,12 @@ struct stackinfo_module_caller {
 static inline struct stackinfo_module_caller *
 stackinfo_mc(const struct stackinfo_caller *c)
 {
-	/* every caller the module's policy sees is in its own struct */
+	/*
+	 * Every caller the module's policy sees is in its own struct, which
+	 * its file operations give the core. The core passes it as const;
+	 * the memo (asked) is the call's scratch all the same, which grant.c
+	 * writes through the pointer returned here.
+	 */
 	return container_of((struct stackinfo_caller *)c,
 			    struct stackinfo_module_caller, c);
 }
@@ -79,13 +85,6 @@ int stackinfo_caller_set_proof(struct stackinfo_caller *c, struct file *proof);
 int stackinfo_kernel_grant(const struct stackinfo_caller *c,
 			   struct task_struct *task, bool want_sp, pid_t *nr);
 bool stackinfo_proof_fds_work(void);
-
-/*
- * main.c: whether stackinfo_look() tries the lock-free look (parameter
- * lockfree), and how often it answered (@hits) or fell back to mmap_lock
- */
-extern bool stackinfo_lockfree;
-unsigned long stackinfo_lockfree_count(bool hits);
 
 /* grant.c: drop what the kernel's last answer kept */
 void stackinfo_forget(struct stackinfo_asked *a);

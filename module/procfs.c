@@ -138,8 +138,13 @@ static long stackinfo_proc_compat_ioctl(struct file *file, unsigned int cmd,
 					unsigned long arg)
 {
 	struct stackinfo_module_caller mc __uninitialized;
+	long ret;
 
-	return stackinfo_compat_ioctl(&mc.c, file, cmd, arg);
+	stackinfo_prof_begin();
+	stackinfo_prof(STACKINFO_STEP_MARK);
+	ret = stackinfo_compat_ioctl(&mc.c, file, cmd, arg);
+	stackinfo_prof(STACKINFO_STEP_COPY_OUT);
+	return ret;
 }
 #endif
 

@@ -19,10 +19,7 @@
 static const char *const stackinfo_step_names[STACKINFO_STEP_NR] = {
 	[STACKINFO_STEP_MARK] = "mark",
 	[STACKINFO_STEP_ENTRY] = "entry",
-	[STACKINFO_STEP_TARGET] = "target",
-	[STACKINFO_STEP_LOOK] = "look",
-	[STACKINFO_STEP_COUNTERS] = "counters",
-	[STACKINFO_STEP_FILL] = "fill",
+	[STACKINFO_STEP_QUERY] = "query",
 	[STACKINFO_STEP_CALLER_PUT] = "caller_put",
 	[STACKINFO_STEP_COPY_OUT] = "copy_out",
 };

@@ -5,9 +5,9 @@
  * stackinfo_prof(STEP) adds the cycles since the previous mark on this CPU
  * to STEP's sum; stackinfo_prof_begin() starts a chain, in the ioctl
  * (procfs.c). The marks are in the module's own files only (procfs.c,
- * access.c, main.c), at the edges of the query core's calls into the
- * policy, never in the core: the steps are what lies between. In every
- * other build the marks are empty.
+ * access.c), at the edges of the query core's calls into the policy,
+ * never in the core: the steps are what lies between. In every other
+ * build the marks are empty.
  */
 #ifndef _STACKINFO_PROFILE_H
 #define _STACKINFO_PROFILE_H
@@ -15,10 +15,7 @@
 enum stackinfo_step {
 	STACKINFO_STEP_MARK, /* a mark right after begin: a mark's own cost */
 	STACKINFO_STEP_ENTRY, /* copy-in, checks, stackinfo_caller_get() */
-	STACKINFO_STEP_TARGET, /* the thread, its mm and SP, its numbers */
-	STACKINFO_STEP_LOOK, /* the look: lock-free and its check, or locked */
-	STACKINFO_STEP_COUNTERS, /* the lockfree counters */
-	STACKINFO_STEP_FILL, /* the answer from the look, the rlimit */
+	STACKINFO_STEP_QUERY, /* the thread, the look, the answer */
 	STACKINFO_STEP_CALLER_PUT,
 	STACKINFO_STEP_COPY_OUT, /* and the return to procfs */
 	STACKINFO_STEP_NR

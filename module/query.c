@@ -9,6 +9,7 @@
 #include <linux/cred.h>
 #include <linux/mm.h>
 #include <linux/mmap_lock.h>
+#include <linux/percpu.h>
 #include <linux/pid.h>
 #include <linux/ptrace.h>
 #include <linux/rcupdate.h>
@@ -148,6 +149,29 @@ int stackinfo_vma_at(struct mm_struct *mm, unsigned long addr,
 EXPORT_SYMBOL_IF_KUNIT(stackinfo_vma_at);
 
 /*
+ * Whether queries try the lock-free look first (module parameter
+ * "lockfree"; it cannot be set where the kernel offers no such look), and
+ * how often it answered or gave way to mmap_lock. Per-CPU, so that
+ * counting costs concurrent queries no shared cache line.
+ */
+bool stackinfo_lockfree = IS_ENABLED(CONFIG_PER_VMA_LOCK);
+EXPORT_SYMBOL_IF_KUNIT(stackinfo_lockfree);
+static DEFINE_PER_CPU(unsigned long, stackinfo_lockfree_hits);
+static DEFINE_PER_CPU(unsigned long, stackinfo_lockfree_fallbacks);
+
+unsigned long stackinfo_lockfree_count(bool hits)
+{
+	unsigned long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += hits ? per_cpu(stackinfo_lockfree_hits, cpu) :
+			      per_cpu(stackinfo_lockfree_fallbacks, cpu);
+	return sum;
+}
+EXPORT_SYMBOL_IF_KUNIT(stackinfo_lockfree_count);
+
+/*
  * The walks of one look: the caller makes them stable (see above). Every
  * out field of @l is written, each once (what a failed lock-free look
  * left is overwritten), none cleared first: under TCG a cleared struct
@@ -201,9 +225,10 @@ static void stackinfo_look_walk(struct mm_struct *mm, unsigned long sp,
  * walk. @before_retry runs between the walk and that check, outside RCU
  * (KUnit makes a writer run there); NULL in use.
  */
-bool stackinfo_look_lockless(struct mm_struct *mm, unsigned long sp,
-			     bool have_sp, struct stackinfo_look *l,
-			     void (*before_retry)(struct mm_struct *mm))
+VISIBLE_IF_KUNIT bool
+stackinfo_look_lockless(struct mm_struct *mm, unsigned long sp, bool have_sp,
+			struct stackinfo_look *l,
+			void (*before_retry)(struct mm_struct *mm))
 {
 	unsigned int seq;
 
@@ -219,8 +244,9 @@ bool stackinfo_look_lockless(struct mm_struct *mm, unsigned long sp,
 EXPORT_SYMBOL_IF_KUNIT(stackinfo_look_lockless);
 
 /* The same look under mmap_lock, which waits for writers. */
-int stackinfo_look_locked(struct mm_struct *mm, unsigned long sp, bool have_sp,
-			  struct stackinfo_look *l)
+VISIBLE_IF_KUNIT int stackinfo_look_locked(struct mm_struct *mm,
+					   unsigned long sp, bool have_sp,
+					   struct stackinfo_look *l)
 {
 	int err = mmap_read_lock_killable(mm);
 
@@ -233,6 +259,22 @@ int stackinfo_look_locked(struct mm_struct *mm, unsigned long sp, bool have_sp,
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(stackinfo_look_locked);
+
+/* @l from one moment of @mm: lock-free where it can, else locked. */
+VISIBLE_IF_KUNIT int stackinfo_look(struct mm_struct *mm, unsigned long sp,
+				    bool have_sp, struct stackinfo_look *l,
+				    void (*before_retry)(struct mm_struct *mm))
+{
+	if (READ_ONCE(stackinfo_lockfree)) {
+		if (stackinfo_look_lockless(mm, sp, have_sp, l, before_retry)) {
+			this_cpu_inc(stackinfo_lockfree_hits);
+			return 0;
+		}
+		this_cpu_inc(stackinfo_lockfree_fallbacks);
+	}
+	return stackinfo_look_locked(mm, sp, have_sp, l);
+}
+EXPORT_SYMBOL_IF_KUNIT(stackinfo_look);
 
 /* A user worker (io-wq) shares the mm but never ran user code: no SP. */
 static bool stackinfo_has_user_sp(struct task_struct *task)

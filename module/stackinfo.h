@@ -126,16 +126,8 @@ void stackinfo_threads_put(struct task_struct **tasks, u32 nr);
 int stackinfo_vma_at(struct mm_struct *mm, unsigned long addr,
 		     struct stackinfo_vma *out);
 u64 stackinfo_vma_flags(unsigned long vm_flags);
-/*
- * @l from one moment of @mm: stackinfo_look_lockless() where a writer did
- * not interfere, else stackinfo_look_locked(); @before_retry runs inside
- * a lock-free look, before its check (KUnit makes a writer run there).
- */
-bool stackinfo_look_lockless(struct mm_struct *mm, unsigned long sp,
-			     bool have_sp, struct stackinfo_look *l,
-			     void (*before_retry)(struct mm_struct *mm));
-int stackinfo_look_locked(struct mm_struct *mm, unsigned long sp, bool have_sp,
-			  struct stackinfo_look *l);
+extern bool stackinfo_lockfree;
+unsigned long stackinfo_lockfree_count(bool hits);
 
 /*
  * abi.c: the ioctls and the text, for any file that answers; @c is room
@@ -175,10 +167,6 @@ void stackinfo_unlock_target(struct task_struct *task);
 /* May @c learn anything about @task's process? 0, or the refusal. */
 int stackinfo_process_grant(const struct stackinfo_caller *c,
 			    struct task_struct *task);
-/* Which look answers: the lock-free one first wherever it can. */
-int stackinfo_look(struct mm_struct *mm, unsigned long sp, bool have_sp,
-		   struct stackinfo_look *l,
-		   void (*before_retry)(struct mm_struct *mm));
 
 /*
  * The kernel's stack_guard_gap: the module's main.c reads it off the
@@ -195,7 +183,15 @@ int stackinfo_ioctl_threads(struct stackinfo_caller *c,
 			    const struct file *file,
 			    struct stackinfo_threads __user *uarg);
 void stackinfo_show_query(struct seq_file *m, const struct stackinfo_query *q);
+bool stackinfo_look_lockless(struct mm_struct *mm, unsigned long sp,
+			     bool have_sp, struct stackinfo_look *l,
+			     void (*before_retry)(struct mm_struct *mm));
+int stackinfo_look_locked(struct mm_struct *mm, unsigned long sp, bool have_sp,
+			  struct stackinfo_look *l);
 int stackinfo_rlimit_stack(struct task_struct *task, struct rlimit *rlim);
+int stackinfo_look(struct mm_struct *mm, unsigned long sp, bool have_sp,
+		   struct stackinfo_look *l,
+		   void (*before_retry)(struct mm_struct *mm));
 void stackinfo_classify(const struct stackinfo_look *l,
 			struct stackinfo_query *q);
 #endif

@@ -119,6 +119,7 @@ enum stackinfo_grant stackinfo_grant(const struct stackinfo_caller *c,
 				     struct task_struct *task,
 				     struct mm_struct *mm)
 {
+	/* c->file: pinned by the read's or the ioctl's own reference */
 	const struct seq_file *m = c->file->private_data;
 
 	if (!mm)
@@ -204,16 +205,6 @@ static long proc_stackinfo_compat_ioctl(struct file *file, unsigned int cmd,
 	return stackinfo_compat_ioctl(&c, file, cmd, arg);
 }
 #endif
-
-/* @l from one moment of @mm: lock-free where it can, else locked. */
-int stackinfo_look(struct mm_struct *mm, unsigned long sp, bool have_sp,
-		   struct stackinfo_look *l,
-		   void (*before_retry)(struct mm_struct *mm))
-{
-	if (stackinfo_look_lockless(mm, sp, have_sp, l, before_retry))
-		return 0;
-	return stackinfo_look_locked(mm, sp, have_sp, l);
-}
 
 static int proc_stackinfo_open(struct inode *inode, struct file *file)
 {

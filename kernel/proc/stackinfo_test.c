@@ -124,18 +124,42 @@ static void map_at(struct kunit *test, unsigned long addr, unsigned long len,
 		   unsigned long prot, unsigned long flags)
 {
 	bool attach = !current->mm;
+	unsigned long got;
 
-	KUNIT_ASSERT_EQ(test,
-			kunit_vm_mmap(test, NULL, addr, len, prot, flags, 0),
-			addr);
+	got = kunit_vm_mmap(test, NULL, addr, len, prot, flags, 0);
 	/*
-	 * The mm kunit_vm_mmap() attached is the thread's as a forked
-	 * process's is: its exit_mm() puts it. kthread_use_mm() took a
-	 * second reference (mmgrab()) that only kthread_unuse_mm() drops,
-	 * which the case's thread never calls.
+	 * The mm kunit_vm_mmap() attached (even to a mapping that failed)
+	 * is the thread's as a forked process's is: its exit_mm() puts it.
+	 * kthread_use_mm() took a second reference (mmgrab()) that only
+	 * kthread_unuse_mm() drops, which the case's thread never calls.
 	 */
-	if (attach)
+	if (attach && current->mm)
 		mmdrop(current->mm);
+	KUNIT_ASSERT_EQ(test, got, addr);
+}
+
+/* What the kernel says of the VMA holding @addr, read under mmap_lock. */
+struct kernel_vma {
+	unsigned long start;
+	unsigned long end;
+	unsigned long vm_flags;
+	bool found;
+};
+
+static void kernel_vma(struct mm_struct *mm, unsigned long addr,
+		       struct kernel_vma *k)
+{
+	struct vm_area_struct *vma;
+
+	mmap_read_lock(mm);
+	vma = vma_lookup(mm, addr);
+	k->found = vma;
+	if (vma) {
+		k->start = vma->vm_start;
+		k->end = vma->vm_end;
+		k->vm_flags = vma->vm_flags;
+	}
+	mmap_read_unlock(mm);
 }
 
 /* The look at a stack with a guard below, against the kernel's VMAs. */
@@ -144,7 +168,7 @@ static void proc_stackinfo_look(struct kunit *test)
 	unsigned long stack = TEST_BASE + SZ_64M, sp = stack + 3 * PAGE_SIZE;
 	struct stackinfo_look locked = { .addr = stack - 1, .want_addr = true };
 	struct stackinfo_look lockless = locked;
-	struct vm_area_struct *vma;
+	struct kernel_vma k, guard;
 	struct mm_struct *mm;
 	bool same;
 
@@ -154,29 +178,28 @@ static void proc_stackinfo_look(struct kunit *test)
 	mm = current->mm;
 
 	KUNIT_ASSERT_EQ(test, stackinfo_look_locked(mm, sp, true, &locked), 0);
-	mmap_read_lock(mm);
-	vma = vma_lookup(mm, sp);
-	KUNIT_ASSERT_NOT_NULL(test, vma);
+	/* nothing else maps in this mm: the kernel's answer is still this */
+	kernel_vma(mm, sp, &k);
+	kernel_vma(mm, stack - 1, &guard);
+	KUNIT_ASSERT_TRUE(test, k.found);
+	KUNIT_ASSERT_TRUE(test, guard.found);
 	KUNIT_EXPECT_TRUE(test, locked.sp_vma.found);
-	KUNIT_EXPECT_EQ(test, locked.sp_vma.start, vma->vm_start);
-	KUNIT_EXPECT_EQ(test, locked.sp_vma.end, vma->vm_end);
+	KUNIT_EXPECT_EQ(test, locked.sp_vma.start, k.start);
+	KUNIT_EXPECT_EQ(test, locked.sp_vma.end, k.end);
 	KUNIT_EXPECT_EQ(test, locked.sp_vma.flags,
-			stackinfo_vma_flags(vma->vm_flags));
-	KUNIT_EXPECT_EQ(test, locked.map_count, mm->map_count);
+			stackinfo_vma_flags(k.vm_flags));
+	KUNIT_EXPECT_EQ(test, locked.map_count, READ_ONCE(mm->map_count));
 	/* the PROT_NONE VMA right below is the guard, and its end prev_end */
-	vma = vma_lookup(mm, stack - 1);
-	KUNIT_ASSERT_NOT_NULL(test, vma);
 	KUNIT_EXPECT_TRUE(test, locked.sp_vma.has_guard);
-	KUNIT_EXPECT_EQ(test, locked.sp_vma.guard_start, vma->vm_start);
-	KUNIT_EXPECT_EQ(test, locked.sp_vma.guard_end, vma->vm_end);
-	KUNIT_EXPECT_EQ(test, locked.sp_vma.prev_end, vma->vm_end);
+	KUNIT_EXPECT_EQ(test, locked.sp_vma.guard_start, guard.start);
+	KUNIT_EXPECT_EQ(test, locked.sp_vma.guard_end, guard.end);
+	KUNIT_EXPECT_EQ(test, locked.sp_vma.prev_end, guard.end);
 	/* the address in the guard: its VMA, and the stack above it */
 	KUNIT_EXPECT_TRUE(test, locked.at.found);
-	KUNIT_EXPECT_EQ(test, locked.at.start, vma->vm_start);
-	KUNIT_EXPECT_EQ(test, locked.at.vm_flags, vma->vm_flags);
+	KUNIT_EXPECT_EQ(test, locked.at.start, guard.start);
+	KUNIT_EXPECT_EQ(test, locked.at.vm_flags, guard.vm_flags);
 	KUNIT_EXPECT_TRUE(test, locked.at.has_next);
 	KUNIT_EXPECT_EQ(test, locked.at.next_start, stack);
-	mmap_read_unlock(mm);
 
 	/* with no writer, the lock-free look is the locked one, if any */
 	same = stackinfo_look_lockless(mm, sp, true, &lockless, NULL);
@@ -233,6 +256,9 @@ static void proc_stackinfo_growth(struct kunit *test)
 	bool grew;
 	char x = 0;
 
+	/* the gap case's address would fall in the mapping below */
+	if (stackinfo_guard_gap < PAGE_SIZE)
+		kunit_skip(test, "stack_guard_gap is below a page");
 	stack = low + PAGE_SIZE + stackinfo_guard_gap + c->above_gap;
 	addr = stack - c->below;
 	map_at(test, low, PAGE_SIZE, PROT_READ, TEST_MAP);

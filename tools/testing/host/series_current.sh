@@ -94,11 +94,11 @@ for v in 6.12 7.2; do
 		fail=1
 	fi
 
-	# nor what only the module's caller carries (module/module.h), its
-	# lockfree parameter and counters, or its measurement build's marks
-	if grep -nE '^\+.*(stackinfo_module_caller|ask_kernel|proof_mm|proof_grant|stackinfo_asked|proc_root|->blind|stackinfo_lockfree|lockfree_hits|allow_cap_sys_ptrace|stackinfo_prof|STACKINFO_STEP_)' \
+	# nor what only the module's caller carries (module/module.h) or its
+	# measurement build's marks
+	if grep -nE '^\+.*(stackinfo_module_caller|ask_kernel|proof_mm|proof_grant|stackinfo_asked|proc_root|->blind|allow_cap_sys_ptrace|stackinfo_prof|STACKINFO_STEP_)' \
 		"$top/kernel/patches/$v"/0*.patch >"$tmp/grep.out"; then
-		echo "FAIL: kernel/patches/$v carries the module's caller or knobs:"
+		echo "FAIL: kernel/patches/$v carries the module's caller or marks:"
 		cat "$tmp/grep.out"
 		fail=1
 	fi
