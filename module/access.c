@@ -28,7 +28,7 @@
  *    An open is a grant only about a live mm: maps opens for anyone when
  *    the thread has none (a zombie, an exiting thread, a kernel thread),
  *    so the thread must have an mm before the opens and after them
- *    (stackinfo_kernel_grant()), and a batch keeps and reuses only such
+ *    (stackinfo_kernel_grant()), and a call keeps and reuses only such
  *    an answer (module/grant.c).
  *    An exec between that check and the look would put another image
  *    behind the answer: the look compares the task's self_exec_id, read

@@ -25,9 +25,10 @@
 
 /*
  * A call keeps the kernel's last answer (stackinfo_module_caller's
- * asked) with the credentials it was about and those it was asked with
+ * asked) with the credentials it was about, those it was asked with
  * (the opens are the caller's: current_cred(), which an override changes
- * within a call): ptrace_may_access() and maps' open judge a thread by its
+ * within a call) and whether the SP was asked (an answer without it says
+ * nothing of the SP): ptrace_may_access() and maps' open judge a thread by its
  * credentials, its mm (one for the whole process) and its thread group,
  * so a thread whose real_cred is that very cred gets the very answer, and
  * a batch of one process asks the kernel once, not twice a thread (every
