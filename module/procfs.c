@@ -17,6 +17,7 @@
  * releases the open files, and calls on them from the start of the
  * removal get -EIO (read) or -ENOTTY (ioctl).
  */
+#include <linux/compat.h>
 #include <linux/fs.h>
 #include <linux/mutex.h>
 #include <linux/pid.h>
@@ -134,17 +135,11 @@ static long stackinfo_proc_ioctl(struct file *file, unsigned int cmd,
 }
 
 #ifdef CONFIG_COMPAT
+/* The structs hold only __u64/__u32 in pairs: one layout for both. */
 static long stackinfo_proc_compat_ioctl(struct file *file, unsigned int cmd,
 					unsigned long arg)
 {
-	struct stackinfo_module_caller mc __uninitialized;
-	long ret;
-
-	stackinfo_prof_begin();
-	stackinfo_prof(STACKINFO_STEP_MARK);
-	ret = stackinfo_compat_ioctl(&mc.c, file, cmd, arg);
-	stackinfo_prof(STACKINFO_STEP_COPY_OUT);
-	return ret;
+	return stackinfo_proc_ioctl(file, cmd, (unsigned long)compat_ptr(arg));
 }
 #endif
 
