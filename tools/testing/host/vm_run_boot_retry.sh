@@ -11,29 +11,28 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 vmrun=$top/tools/testing/vm-run
 fail=0
 
-# one case: its exit status; the panics vm-run showed, its retries and all it said
+# one case: its exit status; the panics vm-run showed, its retries and
+# all it said
 run() {
-	local out rc
-	out=$("$vmrun" --no-module --timeout 300 "$@" 2>&1)
-	rc=$?
-	boots=$(grep -c 'Kernel panic - not syncing' <<<"$out")
-	retries=$(grep -c '^vm-run: the kernel died before init ran' <<<"$out")
-	said=$out
+	said=$("$vmrun" --no-module --timeout 300 "$@" 2>&1)
+	local rc=$?
+	panics=$(grep -c 'Kernel panic - not syncing' <<<"$said")
+	retries=$(grep -c '^vm-run: the kernel died before init ran' <<<"$said")
 	return $rc
 }
 
 run --append rdinit=/nonexistent -- true
 rc=$?
-if [ $rc != 124 ] || [ "$retries" != 1 ] || [ "$boots" != 2 ]; then
-	echo "FAIL: a panic before init: exit $rc (want 124), $retries retries (want 1), $boots panics shown (want 2)"
+if [ $rc != 124 ] || [ "$retries" != 1 ] || [ "$panics" != 2 ]; then
+	echo "FAIL: a panic before init: exit $rc (want 124), $retries retries (want 1), $panics panics shown (want 2)"
+	echo "$said" | tail -n 30
 	fail=1
 fi
-[ $fail = 0 ] || echo "$said" | tail -n 30
 
 run -- sh -c 'echo c >/proc/sysrq-trigger'
 rc=$?
-if [ $rc != 124 ] || [ "$retries" != 0 ] || [ "$boots" = 0 ]; then
-	echo "FAIL: a panic after init: exit $rc (want 124), $retries retries (want 0), $boots panics shown (want some)"
+if [ $rc != 124 ] || [ "$retries" != 0 ] || [ "$panics" = 0 ]; then
+	echo "FAIL: a panic after init: exit $rc (want 124), $retries retries (want 0), $panics panics shown (want some)"
 	echo "$said" | tail -n 30
 	fail=1
 fi
