@@ -58,7 +58,7 @@ LIB_SONAME := libstackinfo.so.$(firstword $(subst ., ,$(LIB_VERSION)))
 LIB_NAMES := lib getattr backends maps proc process query text mainstack getstack libc-glibc
 # the compat symbols of released versions (tools/lib/abi/): the .so only,
 # a static link has no symbol versions
-LIB_COMPAT := abi-0.1.0 abi-0.2.0
+LIB_COMPAT := abi-0.1.0 abi-0.2.0 abi-names
 LIB_HDRS := tools/lib/libstackinfo.h tools/lib/internal.h tools/lib/compat.h $(UAPI)
 LIB_PIC := $(LIB_NAMES:%=$(B)/lib/pic/%.o)
 LIB_COMPAT_PIC := $(LIB_COMPAT:%=$(B)/lib/pic/%.o)
@@ -124,7 +124,9 @@ GUEST_FILES := $(B)/guest/run-tests $(B)/guest/splat-patterns $(B)/guest/log-fil
 	$(B)/guest/testlib.sh \
 	$(B)/guest/kmsg-since $(B)/guest/m32/compat_abi $(KSELFTEST) \
 	$(patsubst tools/testing/python/%,$(B)/guest/%,$(wildcard tools/testing/python/*.py)) \
-	$(B)/guest/guest-plan $(B)/guest/plan.sh
+	$(B)/guest/guest-plan $(B)/guest/plan.sh \
+	$(patsubst tools/lib/abi/0.2.0/python/%,$(B)/guest/abi-0.2.0/%,\
+		$(wildcard tools/lib/abi/0.2.0/python/stackinfo/*.py))
 
 .PHONY: all module tools check demo bench cost deps clean help prune guest-tests install uninstall \
 	tools-arm64 arm64-cross check-arm64 check-extra tools-musl \
@@ -369,10 +371,16 @@ $(B)/guest/tests/lib_query_sizes: tools/testing/host/lib_query_sizes.c $(TESTUTI
 $(B)/guest/tests/lib_abi_%: tools/testing/abi/release-%.c tools/testing/abi/release.h \
 		tools/testing/lib/check.h \
 		tools/lib/abi/%/include/libstackinfo.h tools/lib/abi/%/include/linux/stackinfo.h \
-		$(B)/abi/%/$(LIB_SONAME) $(LIB_SO) $(B)/lib/$(LIB_SONAME)
+		$(B)/abi/%/$(LIB_SONAME) $(B)/abi/%/names.h $(LIB_SO) $(B)/lib/$(LIB_SONAME)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(CFLAGS) -Itools/lib/abi/$*/include -Itools/testing/lib -o $@ $< \
-		-Wl,-rpath,'$$ORIGIN/../../lib' $(B)/abi/$*/$(LIB_SONAME) $(LDLIBS)
+	$(CC) $(WARN) $(CFLAGS) -Itools/lib/abi/$*/include -I$(B)/abi/$* -Itools/testing/lib \
+		-o $@ $< -Wl,-rpath,'$$ORIGIN/../../lib' $(B)/abi/$*/$(LIB_SONAME) $(LDLIBS) -ldl
+
+# the names a release exported (R_NAME("symbol") lines), which its binary
+# looks up without a version
+$(B)/abi/%/names.h: tools/lib/abi/%/symbols
+	@mkdir -p $(@D)
+	sed 's/@.*//; s/.*/R_NAME("&")/' $< >$@
 
 # a library with release <version>'s symbol versions, each function a stand-in
 $(B)/abi/%/$(LIB_SONAME): tools/lib/abi/%/libstackinfo.map tools/testing/abi/stand-in.sh
@@ -439,6 +447,12 @@ $(B)/guest/plan.sh: tools/testing/lib/plan.sh
 # the Python tests: the bindings' (run by lib_python in the guest, on the
 # host by python_bindings) and the CLIs' (cli_parity, guest and host)
 $(B)/guest/%.py: tools/testing/python/%.py
+	@mkdir -p $(@D)
+	install -m 644 $< $@
+
+# the recorded Python package of 0.2.0, which lib_python holds against this
+# library (release_0_2_0_test.py)
+$(B)/guest/abi-0.2.0/%.py: tools/lib/abi/0.2.0/python/%.py
 	@mkdir -p $(@D)
 	install -m 644 $< $@
 

@@ -24,9 +24,9 @@ set_backend.argtypes = [ctypes.c_int]
 set_backend.restype = ctypes.c_int
 
 # The queries by the size of the struct _abi declares (STACKINFO_0.3): the
-# library fills that much and no more, whatever its own struct's size. Never
-# the names without _sz: those are compat symbols of older versions, and
-# dlsym() without a version may give one of them (0.1.0's fills 168 bytes).
+# library fills that much and no more, whatever its own struct's size. Not
+# the names without _sz: by name alone they answer in their first release's
+# struct (stackinfo_query_thread in 0.1.0's 168 bytes; libstackinfo(3), ABI).
 _QUERY_SIZE = ctypes.sizeof(_abi.Query)
 _QUERY_P = ctypes.POINTER(_abi.Query)
 
