@@ -131,6 +131,7 @@ static void si_descr_init(void)
 
 typedef int (*si_getattr_fn)(pthread_t, pthread_attr_t *);
 static si_getattr_fn si_glibc_getattr(void);
+static void si_attr_flags_init(void);
 
 __attribute__((constructor)) static void si_getattr_init(void)
 {
@@ -147,6 +148,7 @@ __attribute__((constructor)) static void si_getattr_init(void)
 	if (check && !strcmp(check, "first"))
 		si_probe = SI_PROBE_CHECK;
 	si_descr_init();
+	si_attr_flags_init();
 	/*
 	 * and glibc's function: dlsym() takes the dynamic linker's lock,
 	 * which a child forked while another thread held it would find held
@@ -175,6 +177,7 @@ static bool si_is_main(pthread_t th)
 }
 
 /* glibc's attr flags (sysdeps/nptl/internaltypes.h) the library can set */
+#define SI_ATTR_FLAG_DETACHSTATE	0x01	/* pthread_attr_setdetachstate() */
 #define SI_ATTR_FLAG_SCHED_SET		0x20	/* pthread_attr_setschedparam() */
 #define SI_ATTR_FLAG_POLICY_SET		0x40	/* pthread_attr_setschedpolicy() */
 
@@ -355,14 +358,88 @@ static int si_copy_affinity(pthread_t th, pthread_attr_t *attr)
 }
 
 /*
+ * The attr's flags word (glibc's struct pthread_attr, sysdeps/nptl/
+ * internaltypes.h: after the sched_param and the policy), found on the
+ * running glibc by what its own setters change: pthread_attr_setdetachstate()
+ * sets ATTR_FLAG_DETACHSTATE there and pthread_attr_setschedpolicy()
+ * ATTR_FLAG_POLICY_SET (SCHED_OTHER leaves the policy field 0), each in one
+ * int and in no other byte, and neither makes a system call. The byte
+ * offset, -1 where that does not hold. pthread_attr_setschedparam(), the
+ * setter of ATTR_FLAG_SCHED_SET, is not what the library calls: it checks
+ * the priority with sched_get_priority_min() and _max(), two system calls
+ * glibc's pthread_getattr_np() does not make; glibc's call copies the
+ * descriptor's flags and sched_param instead, and so does the library,
+ * into this word.
+ */
+static int si_attr_flags_off = -1;
+
+
+/* The one int in which @a and @b differ, by @bit exactly: its offset, or -1. */
+static int si_attr_word(const pthread_attr_t *a, const pthread_attr_t *b, unsigned int bit)
+{
+	int off = -1;
+	size_t i;
+
+	for (i = 0; i + sizeof(int) <= sizeof(*a); i += sizeof(int)) {
+		unsigned int x, y;
+
+		memcpy(&x, (const char *)a + i, sizeof(x));
+		memcpy(&y, (const char *)b + i, sizeof(y));
+		if (x == y)
+			continue;
+		if (off >= 0 || (x ^ y) != bit || !(y & bit))
+			return -1;
+		off = (int)i;
+	}
+	return off;
+}
+
+static void si_attr_flags_init(void)
+{
+	pthread_attr_t plain, detached, policy;
+	int off = -1;
+
+	if (pthread_attr_init(&plain))
+		return;
+	if (!pthread_attr_init(&detached)) {
+		if (!pthread_attr_init(&policy)) {
+			if (!pthread_attr_setdetachstate(&detached, PTHREAD_CREATE_DETACHED) &&
+			    !pthread_attr_setschedpolicy(&policy, SCHED_OTHER)) {
+				off = si_attr_word(&plain, &detached, SI_ATTR_FLAG_DETACHSTATE);
+				if (off != si_attr_word(&plain, &policy, SI_ATTR_FLAG_POLICY_SET))
+					off = -1;
+			}
+			pthread_attr_destroy(&policy);
+		}
+		pthread_attr_destroy(&detached);
+	}
+	pthread_attr_destroy(&plain);
+	si_attr_flags_off = off;
+}
+
+/* Set @bit in @attr's flags word: 0, or -1 where it is not known. */
+static int si_attr_flag_set(pthread_attr_t *attr, unsigned int bit)
+{
+	unsigned int flags;
+
+	if (si_attr_flags_off < 0)
+		return -1;
+	memcpy(&flags, (char *)attr + si_attr_flags_off, sizeof(flags));
+	flags |= bit;
+	memcpy((char *)attr + si_attr_flags_off, &flags, sizeof(flags));
+	return 0;
+}
+
+/*
  * glibc's main-thread attributes: the stack, the guard size learnt at the
  * check, the descriptor's detach state and "set" flags (SCHED_OTHER/0
- * being pthread_attr_init()'s own), the CPU set.
+ * being pthread_attr_init()'s own, as the sched_param glibc would copy
+ * is), the CPU set. 0, -1 where the attr cannot be made glibc's, or an
+ * error of glibc's setters.
  */
 static int si_fill_attr(pthread_t th, pthread_attr_t *attr, void *addr, size_t size,
 			size_t guard, const struct si_descr *d)
 {
-	const struct sched_param none = { 0 };
 	int ret = pthread_attr_setstack(attr, addr, size);
 
 	if (!ret)
@@ -372,7 +449,7 @@ static int si_fill_attr(pthread_t th, pthread_attr_t *attr, void *addr, size_t s
 	if (!ret && (d->flags & SI_ATTR_FLAG_POLICY_SET))
 		ret = pthread_attr_setschedpolicy(attr, SCHED_OTHER);
 	if (!ret && (d->flags & SI_ATTR_FLAG_SCHED_SET))
-		ret = pthread_attr_setschedparam(attr, &none);
+		ret = si_attr_flag_set(attr, SI_ATTR_FLAG_SCHED_SET);
 	if (!ret)
 		ret = si_copy_affinity(th, attr);
 	return ret;
