@@ -109,12 +109,13 @@ int si_module_open(void);
 int si_self_proc_open(void);
 /*
  * For stackinfo_pthread_getattr_np(), which makes only the system calls
- * glibc's own function makes: is a seccomp filter on the calling thread
- * (/proc/thread-self/status; true where that cannot be read); the
- * backend for such a call (-EPERM: none without an ioctl); the caller's
- * query from the in-tree file's or the module's text.
+ * glibc's own function makes: may an ioctl be made now, with no seccomp
+ * filter able to meet it (/proc/thread-self/status: no filter, one
+ * thread, no signal caught); the backend for such a call (the maps parse
+ * where an ioctl may not be made); the caller's query from the in-tree
+ * file's or the module's text.
  */
-bool si_seccomp_on(void);
+bool si_ioctl_unfiltered(void);
 int si_quiet_backend(int *fd);
 int si_query_text(int backend, int fd, struct stackinfo_query *q);
 

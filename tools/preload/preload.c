@@ -16,9 +16,9 @@
  * for programs that call it, where the C library has none (see below).
  * The answer of pthread_getattr_np() for the main thread makes only
  * the system calls glibc's own makes (openat, read, close, prlimit64,
- * sched_getaffinity; ioctl only on the PROCMAP_QUERY backend, and only
- * while no seccomp filter is on the calling thread), and it keeps no file
- * open between calls (libstackinfo(3)).
+ * sched_getaffinity; PROCMAP_QUERY's ioctl only where no seccomp filter
+ * can meet it: lib.c, si_ioctl_unfiltered()), and it keeps no file open
+ * between calls (libstackinfo(3), SYSTEM CALLS).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
