@@ -70,7 +70,8 @@ PRELOAD := $(B)/lib/libstackinfo-preload.so
 LIBS := $(LIB_SO) $(B)/lib/$(LIB_SONAME) $(B)/lib/libstackinfo.so $(LIB_A) $(LIB_A_SAN) \
 	$(PRELOAD) $(B)/lib/libstackinfo.pc
 
-TESTUTIL := tools/testing/lib/testutil.c tools/testing/lib/testutil.h tools/testing/lib/check.h
+TESTUTIL := tools/testing/lib/testutil.c tools/testing/lib/testutil.h tools/testing/lib/check.h \
+	tools/testing/lib/filter.h
 # Guest tests named lib_* test the library: linked against the .so (found
 # through the runpath $ORIGIN/../../lib: build/lib here, /usr/lib in the
 # guest, where vm-run puts it), and once more with
@@ -124,7 +125,7 @@ GUEST_FILES := $(B)/guest/run-tests $(B)/guest/splat-patterns $(B)/guest/log-fil
 	$(B)/guest/testlib.sh \
 	$(B)/guest/kmsg-since $(B)/guest/m32/compat_abi $(KSELFTEST) \
 	$(patsubst tools/testing/python/%,$(B)/guest/%,$(wildcard tools/testing/python/*.py)) \
-	$(B)/guest/guest-plan $(B)/guest/plan.sh \
+	$(B)/guest/guest-plan $(B)/guest/plan.sh $(B)/guest/libstackinfo.3 \
 	$(patsubst tools/lib/abi/0.2.0/python/%,$(B)/guest/abi-0.2.0/%,\
 		$(wildcard tools/lib/abi/0.2.0/python/stackinfo/*.py))
 
@@ -447,6 +448,11 @@ $(B)/guest/plan.sh: tools/testing/lib/plan.sh
 # the Python tests: the bindings' (run by lib_python in the guest, on the
 # host by python_bindings) and the CLIs' (cli_parity, guest and host)
 $(B)/guest/%.py: tools/testing/python/%.py
+	@mkdir -p $(@D)
+	install -m 644 $< $@
+
+# libstackinfo(3), whose SYSTEM CALLS table lib_syscalls holds the library to
+$(B)/guest/libstackinfo.3: man/libstackinfo.3
 	@mkdir -p $(@D)
 	install -m 644 $< $@
 
