@@ -103,7 +103,7 @@ GUEST_TESTS += $(B)/guest/tests/lib_query_sizes
 # library against the kernel alone (/proc/<pid>/maps, RLIMIT_STACK), not
 # against glibc.
 MUSL := build-musl
-MUSL_TESTS := lib_getstack lib_classify lib_batch lib_proc
+MUSL_TESTS := lib_getstack lib_classify lib_batch lib_proc lib_environ
 GUEST_TESTS += $(MUSL_TESTS:lib_%=$(B)/guest/tests/lib_musl_%)
 HOST_SRCS := $(wildcard tools/testing/host/*.c)
 HOST_TESTS := $(patsubst tools/testing/host/%.c,$(B)/host/%,$(HOST_SRCS)) \

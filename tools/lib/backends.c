@@ -203,34 +203,6 @@ static uint64_t put_lookup(const struct si_lookup *l, __u64 *start, __u64 *end,
 	return vma_bit | (l->has_prev ? prev_bit : 0);
 }
 
-/*
- * This process's start_stack: set by the exec that made this image and
- * fixed until the next one, which takes this memory with it, so read once
- * and kept, whatever process runs the image now (a fork()'s or _Fork()'s
- * child, a clone, a PID 1 of a new namespace: all have the same).
- */
-static int self_start_stack(uint64_t *start_stack)
-{
-	static bool known;
-	static uint64_t cached;
-	int dir, err;
-
-	if (__atomic_load_n(&known, __ATOMIC_ACQUIRE)) {
-		*start_stack = __atomic_load_n(&cached, __ATOMIC_RELAXED);
-		return 0;
-	}
-	dir = open("/proc/self", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dir < 0)
-		return -errno;
-	err = si_proc_start_stack(dir, start_stack);
-	close(dir);
-	if (!err) {
-		__atomic_store_n(&cached, *start_stack, __ATOMIC_RELAXED);
-		__atomic_store_n(&known, true, __ATOMIC_RELEASE);
-	}
-	return err;
-}
-
 static uint64_t rlim_u64(rlim_t v)
 {
 	return v == RLIM_INFINITY ? STACKINFO_RLIM_INFINITY : v;
@@ -293,7 +265,7 @@ static int fallback_query(int backend, pid_t tid, uint64_t flags, int maps_fd,
 	if (err)
 		return err;
 	/* the process's own files for the caller's threads: no /proc/<tid> */
-	err = t->own ? self_start_stack(&main_l.addr) :
+	err = t->own ? si_self_start_stack(&main_l.addr) :
 		       si_proc_start_stack(t->dir, &main_l.addr);
 	if (err)
 		return err;

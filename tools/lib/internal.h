@@ -60,6 +60,8 @@ ssize_t si_read_file(const char *path, char *buf, size_t size);
 ssize_t si_read_at(int dir, const char *file, char *buf, size_t size);
 int si_proc_open_tid(pid_t tid);
 int si_proc_start_stack(int dir, uint64_t *start_stack);
+/* this process's, read once (/proc/self/stat) and kept */
+int si_self_start_stack(uint64_t *start_stack);
 /* Pid: and Tgid: of <dir>/status, in the mount's pid namespace */
 int si_proc_ids(int dir, pid_t *tid, pid_t *tgid);
 /* the calling thread's ids in the mount's namespace (/proc/thread-self) */

@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -77,6 +78,41 @@ uint64_t t_stat_start_stack(void)
 	if (p)
 		sscanf(p, "%llu", &v);
 	return v;
+}
+
+int t_kernel_main_stack(void **addr, size_t *size)
+{
+	const uint64_t page = sysconf(_SC_PAGESIZE);
+	const struct maps_entry *e, *prev;
+	uint64_t ss = t_stat_start_stack(), top, sz, cur;
+	struct maps m = { 0 };
+	struct rlimit rl;
+	int err;
+
+	if (!ss)
+		return EACCES;
+	err = maps_read(&m, 0);
+	if (err)
+		return -err;
+	if (getrlimit(RLIMIT_STACK, &rl)) {
+		err = errno;
+		maps_free(&m);
+		return err;
+	}
+	e = maps_find(&m, ss, &prev);
+	if (!e) {
+		maps_free(&m);
+		return ENOENT;
+	}
+	top = (ss & -page) + page;
+	cur = rl.rlim_cur == RLIM_INFINITY ? ~0ULL : rl.rlim_cur;
+	sz = (cur - (e->end - top)) & -page;
+	if (prev && sz > top - prev->end)
+		sz = top - prev->end;
+	*addr = (void *)(uintptr_t)(top - sz);
+	*size = sz;
+	maps_free(&m);
+	return 0;
 }
 
 int t_module_load(const char *params)

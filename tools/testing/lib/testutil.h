@@ -86,6 +86,12 @@ double t_now(void);
 
 /* startstack, field 28 of /proc/self/stat (read without allocating); 0 if unreadable. */
 uint64_t t_stat_start_stack(void);
+/*
+ * The main thread's stack as glibc's pthread_getattr_np() gives it, from
+ * the kernel alone: /proc/self/stat's start_stack, /proc/self/maps and
+ * RLIMIT_STACK by glibc's formula. 0 or a positive errno.
+ */
+int t_kernel_main_stack(void **addr, size_t *size);
 
 /* Where the guest has the module, to load it again after an unload. */
 #define T_MODULE_KO "/stackinfo/stackinfo.ko"
