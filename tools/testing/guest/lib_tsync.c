@@ -32,7 +32,7 @@
 #include "libstackinfo.h"
 #include "testutil.h"
 
-#define MET_WANT	300
+#define MET_WANT	100
 #define CAP_TRIES	20000
 #define CAP_SECONDS	120
 
