@@ -178,7 +178,7 @@ static bool si_is_main(pthread_t th)
 
 /* glibc's attr flags (sysdeps/nptl/internaltypes.h) the library can set */
 #define SI_ATTR_FLAG_DETACHSTATE	0x01	/* pthread_attr_setdetachstate() */
-#define SI_ATTR_FLAG_SCHED_SET		0x20	/* pthread_attr_setschedparam() */
+#define SI_ATTR_FLAG_SCHED_SET		0x20	/* pthread_attr_setschedparam()'s */
 #define SI_ATTR_FLAG_POLICY_SET		0x40	/* pthread_attr_setschedpolicy() */
 
 /* What glibc's descriptor of the main thread says, as its call copies it. */
@@ -225,7 +225,7 @@ static int si_descr_read(pthread_t th, struct si_descr *d)
  * descriptor holds SCHED_OTHER/0 (until the program asks or sets the
  * policy through glibc, or locks a PTHREAD_PRIO_PROTECT mutex, it does;
  * then the kernel's at that moment) and no flag but the two "set" flags
- * pthread_attr_setschedpolicy() and _setschedparam() reproduce.
+ * si_fill_attr() reproduces.
  */
 static bool si_descr_ours(const struct si_descr *d)
 {
