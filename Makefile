@@ -55,7 +55,8 @@ UAPI := include/uapi/linux/stackinfo.h
 # libstackinfo: .so (soname, version script), .a, pkg-config file
 LIB_VERSION := $(shell sed -n 's/^\#define LIBSTACKINFO_VERSION\t*"\(.*\)"/\1/p' tools/lib/libstackinfo.h)
 LIB_SONAME := libstackinfo.so.$(firstword $(subst ., ,$(LIB_VERSION)))
-LIB_NAMES := lib getattr backends maps proc process query text mainstack getstack libc-glibc
+LIB_NAMES := lib getattr backends maps proc process query text mainstack getstack handle \
+	libc-glibc
 # the compat symbols of released versions (tools/lib/abi/): the .so only,
 # a static link has no symbol versions
 LIB_COMPAT := abi-0.1.0 abi-0.2.0 abi-names
@@ -82,7 +83,8 @@ GUEST_TESTS := $(patsubst tools/testing/guest/%.c,$(B)/guest/tests/%,$(GUEST_SRC
 	$(B)/guest/tests/lib_parity_san $(B)/guest/tests/lib_initial_san \
 	$(B)/guest/tests/lib_fork_san $(B)/guest/tests/lib_api_san $(B)/guest/tests/lib_sched_san \
 	$(B)/guest/tests/lib_batch_san $(B)/guest/tests/lib_fds_san $(B)/guest/tests/lib_errno_san \
-	$(B)/guest/tests/lib_seccomp_san $(B)/guest/tests/lib_getstack_san
+	$(B)/guest/tests/lib_seccomp_san $(B)/guest/tests/lib_getstack_san \
+	$(B)/guest/tests/lib_handle_san
 # The binaries of released versions (tools/testing/abi/release-*.c): each
 # built from its release's recorded headers and linked against a stand-in
 # made from its recorded map (tools/lib/abi/<version>/), so that it needs

@@ -279,9 +279,15 @@ static int fallback_query(int backend, pid_t tid, uint64_t flags, int maps_fd,
 	}
 	sp_l.addr = sp;
 
+	/* a kept maps is this process's: for its own threads only */
+	if (!t->own)
+		maps_fd = -1;
 	fd = maps_fd >= 0 ? maps_fd : t->own ? si_open_maps(0) : si_open_maps_at(t->dir);
 	if (fd < 0)
 		return fd;
+	/* the text of a kept maps is read again from its start */
+	if (fd == maps_fd && backend == STACKINFO_BACKEND_MAPS && lseek(fd, 0, SEEK_SET))
+		return -errno;
 
 	if (backend == STACKINFO_BACKEND_PROCMAP_QUERY) {
 		err = procmap_lookup(fd, &main_l);

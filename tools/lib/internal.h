@@ -91,14 +91,27 @@ int si_module_query_proof(int fd, pid_t tid, uint64_t flags, int proof_fd,
 			  struct stackinfo_query *q);
 int si_fallback_query(int backend, pid_t tid, uint64_t flags,
 		      struct stackinfo_query *q);
-/* The same with @maps_fd, the caller's open maps of @tid's process, if >= 0. */
+/* The same with @maps_fd, if >= 0: the caller's own maps, for its own threads. */
 int si_fallback_query_fd(int backend, pid_t tid, uint64_t flags, int maps_fd,
 			 struct stackinfo_query *q);
 int si_procmap_covering(int fd, uint64_t addr, bool or_next,
 			uint64_t *start, uint64_t *end, uint64_t *flags);
 
-/* lib.c: the chosen backend, and the query */
+/*
+ * Files a caller keeps open for its queries (a struct stackinfo_handle's,
+ * handle.c), each -1 where the query opens its own: the module's
+ * /proc/stackinfo, the in-tree /proc/self/stackinfo, /proc/self/maps.
+ * NULL for none. The maps fd serves the caller's own process only.
+ */
+struct si_files {
+	int backend;		/* the backend the files are for */
+	int module, proc_self, maps;
+};
+
+/* lib.c: the chosen backend, and the query (through @f's files, if any) */
 int si_query(pid_t tid, uint64_t flags, struct stackinfo_query *q);
+int si_query_in(const struct si_files *f, pid_t tid, uint64_t flags,
+		struct stackinfo_query *q);
 int si_current_backend(void);
 /* PROCMAP_QUERY, else the maps parse: what answers without the kernel's files */
 int si_fallback_backend(void);
@@ -125,8 +138,8 @@ int si_query_text(int backend, int fd, struct stackinfo_query *q);
 #define SI_MAX_THREADS	(1U << 22)
 
 /* process.c: every thread of @pid into @q[0..n), each entry a whole struct */
-int si_query_process(pid_t pid, uint64_t flags, struct stackinfo_query *q,
-		     size_t n, size_t *count);
+int si_query_process(const struct si_files *f, pid_t pid, uint64_t flags,
+		     struct stackinfo_query *q, size_t n, size_t *count);
 
 /*
  * query.c: the public queries into a caller's struct of @size bytes (void *:
@@ -137,6 +150,11 @@ int si_classify_addr_sized(pid_t tid, uint64_t addr, uint64_t flags, void *q,
 			   size_t size);
 int si_query_process_sized(pid_t pid, uint64_t flags, void *q, size_t n,
 			   size_t *count, size_t size);
+/* the same through @f's files (NULL: none) */
+int si_answer(const struct si_files *f, pid_t tid, uint64_t flags, const uint64_t *addr,
+	      void *q, size_t size);
+int si_process_answer(const struct si_files *f, pid_t pid, uint64_t flags, void *q,
+		      size_t n, size_t *count, size_t size);
 
 /*
  * mainstack.c: glibc's formula for the main stack from a query (@lse the

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -107,15 +108,36 @@ static int si_ask_close(int fd, pid_t tid, uint64_t flags, struct stackinfo_quer
 	return err;
 }
 
+/* One STACKINFO_IOC_QUERY about @tid on @kept if open (>= 0), else on a file @open_fn opens. */
+static int si_ask_on(int kept, int (*open_fn)(void), pid_t tid, uint64_t flags,
+		     struct stackinfo_query *q)
+{
+	return kept >= 0 ? si_module_query(kept, tid, flags, q) : si_ask_close(open_fn(), tid, flags, q);
+}
+
 /*
  * The in-tree backend: the caller through its own thread's file;
  * another thread through its /proc/<tid>/stackinfo, whose open runs the
- * kernel's check, as maps's does.
+ * kernel's check, as maps's does. With a kept /proc/self/stackinfo (@self,
+ * >= 0), whose ioctls answer about this process's threads by the /proc
+ * mount's numbers: a thread of this process through it, and the caller by
+ * the number gettid() gives, taken only where the kernel's answer says it
+ * is the caller (STACKINFO_THREAD_SELF: the mount's pid namespace is the
+ * caller's, the file this process's); else as without it.
  */
-static int si_proc_query(pid_t tid, uint64_t flags, struct stackinfo_query *q)
+static int si_proc_query(int self, pid_t tid, uint64_t flags, struct stackinfo_query *q)
 {
 	int err;
 
+	if (self >= 0) {
+		err = si_module_query(self, tid ? tid : (pid_t)syscall(SYS_gettid), flags, q);
+		if (!err && (tid || (q->thread_flags & STACKINFO_THREAD_SELF))) {
+			q->tid = (uint32_t)tid;	/* the request as the caller made it */
+			return 0;
+		}
+		if (err && err != -ESRCH)
+			return err;
+	}
 	if (!tid) {
 		err = si_ask_close(si_self_proc_open(), 0, flags, q);
 		q->tid = 0;	/* the request as the caller made it */
@@ -275,9 +297,9 @@ static int si_answered_by(int backend, int err, struct stackinfo_query *q)
  * A fallback's answer about the caller: its sigaltstack is the one thing
  * the kernel tells every thread about itself (sigaltstack(2)).
  */
-static int si_fallback_self(int backend, uint64_t flags, struct stackinfo_query *q)
+static int si_fallback_self(int backend, int maps, uint64_t flags, struct stackinfo_query *q)
 {
-	int err = si_fallback_query(backend, 0, flags, q);
+	int err = si_fallback_query_fd(backend, 0, flags, maps, q);
 	stack_t ss;
 
 	if (!err && !(flags & STACKINFO_QUERY_NO_SP) && !sigaltstack(NULL, &ss)) {
@@ -312,21 +334,31 @@ static int si_query_async_safe(pid_t tid, uint64_t flags, struct stackinfo_query
 
 int si_query(pid_t tid, uint64_t flags, struct stackinfo_query *q)
 {
+	return si_query_in(NULL, tid, flags, q);
+}
+
+static const struct si_files si_no_files = { 0, -1, -1, -1 };
+
+int si_query_in(const struct si_files *f, pid_t tid, uint64_t flags,
+		struct stackinfo_query *q)
+{
 	int b, fb, err;
 
 	if (flags & STACKINFO_LIB_ASYNC_SAFE)
 		return si_query_async_safe(tid, flags, q);
-	b = si_current_backend();
+	b = f ? f->backend : si_current_backend();
+	if (!f)
+		f = &si_no_files;
 	if (b < 0)
 		return b;
 	if (b == STACKINFO_BACKEND_PROC)
-		err = si_proc_query(tid, flags & ~SI_QUERY_INTERNAL, q);
+		err = si_proc_query(f->proc_self, tid, flags & ~SI_QUERY_INTERNAL, q);
 	else if (b == STACKINFO_BACKEND_MODULE)
-		err = si_ask_close(si_module_open(), tid, flags & ~SI_QUERY_INTERNAL, q);
+		err = si_ask_on(f->module, si_module_open, tid, flags & ~SI_QUERY_INTERNAL, q);
 	else if (!tid)
-		return si_fallback_self(b, flags, q);
+		return si_fallback_self(b, f->maps, flags, q);
 	else
-		return si_answered_by(b, si_fallback_query(b, tid, flags, q), q);
+		return si_answered_by(b, si_fallback_query_fd(b, tid, flags, f->maps, q), q);
 	/*
 	 * Refused (EACCES; ESRCH where hidepid hides the refused target):
 	 * /proc answers what the kernel's own checks grant, or says why not.
@@ -334,7 +366,7 @@ int si_query(pid_t tid, uint64_t flags, struct stackinfo_query *q)
 	if (!tid || (err != -EACCES && err != -ESRCH))
 		return si_answered_by(b, err, q);
 	fb = si_fallback_backend();
-	return si_answered_by(fb, si_fallback_query(fb, tid, flags, q), q);
+	return si_answered_by(fb, si_fallback_query_fd(fb, tid, flags, f->maps, q), q);
 }
 
 /*
