@@ -182,9 +182,6 @@ static void on_backend(int backend, pid_t child, pid_t child_worker)
 	err = stackinfo_handle_query(h, 0, STACKINFO_QUERY_NO_SP, &q);
 	CHECK(!err, "%s: no SP: %s", b, strerror(-err));
 	if (!err && !maps_read(&m, 0)) {
-		/* PROCMAP_QUERY counts no mappings: the rest of the layout */
-		if (backend == STACKINFO_BACKEND_PROCMAP_QUERY)
-			q.map_count = maps_vma_count(&m);
 		t_layout_against_maps(b, &q, &m);
 		maps_free(&m);
 	}
