@@ -20,7 +20,9 @@
  * libpthread.so.0, later libc.so.6), alternating, warmed up by two calls
  * (the interposer's first is glibc's, its second the check): "interposed
  * X glibc Y" with each side's median µs per call;
- * --no-new-fds 1 asks once more with RLIMIT_NOFILE allowing no new fd, a
+ * --detach 1 detaches the main thread after those two calls and asks once
+ * more ("detached:"): glibc then says PTHREAD_CREATE_DETACHED, and so must
+ * the interposer; --no-new-fds 1 asks once more with RLIMIT_NOFILE allowing no new fd, a
  * call glibc cannot answer (it opens /proc/self/maps), nor the interposer
  * (it keeps no fd).
  */
@@ -181,8 +183,8 @@ static uintptr_t stack_vma_start(void)
 int main(int argc, char **argv)
 {
 	long page = sysconf(_SC_PAGESIZE), maps = 0, calls = 0, rounds = 0, i;
-	char again[256] = "";
-	int a, no_new_fds = 0;
+	char again[256] = "", detached[256] = "";
+	int a, no_new_fds = 0, detach = 0;
 	pthread_t th;
 
 	main_thread = pthread_self();
@@ -212,6 +214,8 @@ int main(int argc, char **argv)
 			calls = strtol(v, NULL, 0);
 		} else if (!strcmp(argv[a], "--vs-glibc")) {
 			rounds = strtol(v, NULL, 0);
+		} else if (!strcmp(argv[a], "--detach")) {
+			detach = atoi(v);
 		} else if (!strcmp(argv[a], "--no-new-fds")) {
 			no_new_fds = atoi(v);
 		} else {
@@ -245,6 +249,14 @@ int main(int argc, char **argv)
 	describe(line[0], sizeof(line[0]));
 	pthread_create(&th, NULL, second, NULL);
 	pthread_join(th, NULL);
+	if (detach) {
+		int ret = pthread_detach(main_thread);
+
+		if (ret)
+			snprintf(detached, sizeof(detached), "pthread_detach: error %d", ret);
+		else
+			describe(detached, sizeof(detached));
+	}
 	if (no_new_fds) {
 		struct rlimit rl, low;
 		int fd = dup(0);	/* the lowest free fd */
@@ -259,6 +271,8 @@ int main(int argc, char **argv)
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
 	printf("main: %s\nother: %s\n", line[0], line[1]);
+	if (detach)
+		printf("detached: %s\n", detached);
 	if (no_new_fds)
 		printf("again: %s\n", again);
 	return 0;
