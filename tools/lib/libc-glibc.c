@@ -159,7 +159,7 @@ static void si_db_from_symtab(const uint32_t *found[SI_DB_NAMES])
 			goto out;
 		for (i = 0; i < n / sizeof(ElfW(Sym)); i++) {
 			const ElfW(Sym) *sym = &syms[i];
-			char name[48], bytes[12];
+			char name[48] = "", bytes[12];
 			off_t off;
 
 			if (ELF64_ST_TYPE(sym->st_info) != STT_OBJECT ||
@@ -167,7 +167,7 @@ static void si_db_from_symtab(const uint32_t *found[SI_DB_NAMES])
 			    sym->st_name >= strtab.sh_size ||
 			    pread(fd, name, sizeof(name), (off_t)(strtab.sh_offset + sym->st_name)) <= 0)
 				continue;
-			name[sizeof(name) - 1] = 0;
+			name[sizeof(name) - 1] = 0;	/* a longer name is none of ours */
 			for (k = 0; k < SI_DB_NAMES; k++) {
 				const char *mem = (const char *)(o.info->dlpi_addr + sym->st_value);
 
