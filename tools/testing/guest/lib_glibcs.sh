@@ -7,7 +7,7 @@
 # tools/testing/glibcs/run: every field of the interposed answer that
 # glibc's own, at 0 and 3 000 mappings, the library answering (its stats
 # line); with the module the library reads its text, and must be at least
-# 10 times faster than each glibc at 3 000 mappings (70-650x measured);
+# 10 times faster than each glibc at 3 000 mappings (70-250x measured);
 # without it (nomod-) PROCMAP_QUERY or the maps parse, whose speed-up is
 # printed. Skips (77) when the guest has none of them.
 dir=/usr/lib/stackinfo-glibcs
