@@ -11,7 +11,10 @@
  * sched_param and the policy, on every glibc from 2.31 on) and errno
  * after the call (set to 4242 before it).
  * Run with and without LD_PRELOAD=libstackinfo-preload.so, the outputs
- * must be equal. --rlimit sets RLIMIT_STACK's soft limit first; --below
+ * must be equal. A "getstack:" line says whether pthread_getstack_np(),
+ * where the program finds one (the interposer exports it), gives the
+ * second thread the stack glibc's pthread_getattr_np() gives it: "same",
+ * the two answers, or "none". --rlimit sets RLIMIT_STACK's soft limit first; --below
  * maps a page that far below the stack's VMA (0: touching it); --maps adds
  * N single-page mappings; --time prints µs per call instead, and with
  * --vs-glibc, ROUNDS rounds of CALLS calls each of pthread_getattr_np() as
@@ -41,7 +44,7 @@
 #include <unistd.h>
 
 static pthread_t main_thread;
-static char line[2][256];
+static char line[2][256], getstack[256];
 
 static int describe(char *out, size_t size)
 {
@@ -158,10 +161,37 @@ static int vs_glibc(long calls, long rounds)
 	return 0;
 }
 
+/* pthread_getstack_np() about the calling thread against glibc's answer */
+static void compare_getstack(void)
+{
+	int (*fn)(pthread_t, void **, size_t *);
+	void *sym = dlsym(RTLD_DEFAULT, "pthread_getstack_np"), *addr = NULL, *ga = NULL;
+	size_t size = 0, gs = 0;
+	pthread_attr_t attr;
+	int ret;
+
+	if (!sym) {
+		snprintf(getstack, sizeof(getstack), "none");
+		return;
+	}
+	memcpy(&fn, &sym, sizeof(fn));
+	ret = fn(pthread_self(), &addr, &size);
+	if (!pthread_getattr_np(pthread_self(), &attr)) {
+		pthread_attr_getstack(&attr, &ga, &gs);
+		pthread_attr_destroy(&attr);
+	}
+	if (!ret && addr == ga && size == gs)
+		snprintf(getstack, sizeof(getstack), "same");
+	else
+		snprintf(getstack, sizeof(getstack), "error %d: %p %zu, glibc %p %zu", ret, addr,
+			 size, ga, gs);
+}
+
 static void *second(void *arg)
 {
 	(void)arg;
 	describe(line[1], sizeof(line[1]));
+	compare_getstack();
 	return NULL;
 }
 
@@ -270,7 +300,7 @@ int main(int argc, char **argv)
 		describe(again, sizeof(again));
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
-	printf("main: %s\nother: %s\n", line[0], line[1]);
+	printf("main: %s\nother: %s\ngetstack: %s\n", line[0], line[1], getstack);
 	if (detach)
 		printf("detached: %s\n", detached);
 	if (no_new_fds)
