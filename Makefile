@@ -62,7 +62,15 @@ LIB_NAMES := lib getattr backends maps proc process query text mainstack getstac
 LIB_COMPAT := abi-0.1.0 abi-0.2.0 abi-names
 LIB_HDRS := tools/lib/libstackinfo.h tools/lib/internal.h tools/lib/compat.h $(UAPI)
 LIB_PIC := $(LIB_NAMES:%=$(B)/lib/pic/%.o)
-LIB_COMPAT_PIC := $(LIB_COMPAT:%=$(B)/lib/pic/%.o)
+# The shared objects' own build of the same sources (the .so, the
+# interposer): glibc's oldest symbol versions bound (tools/lib/glibc-symver.h),
+# and 2.31's homes of those functions named as needed, so that what is
+# built here loads on glibc 2.31 and later (host test glibc_symbols)
+GLIBC_SYMVER := -include tools/lib/glibc-symver.h
+GLIBC_NEEDED := -Wl,--push-state,--no-as-needed -l:libpthread.so.0 -l:libdl.so.2 -Wl,--pop-state
+LIB_SOOBJ := $(LIB_NAMES:%=$(B)/lib/so/%.o)
+LIB_COMPAT_SOOBJ := $(LIB_COMPAT:%=$(B)/lib/so/%.o)
+LIB_A_SO := $(B)/lib/so/libstackinfo-so.a
 LIB_SAN := $(LIB_NAMES:%=$(B)/lib/san/%.o)
 LIB_SO := $(B)/lib/libstackinfo.so.$(LIB_VERSION)
 LIB_A := $(B)/lib/libstackinfo.a
@@ -202,7 +210,7 @@ ARM64_TOOLS = $(filter-out $(LIB_A_SAN),$(LIBS)) $(filter-out $(B)/bin/stackinfo
 	$(filter-out $(B)/guest/m32/compat_abi $(KSELFTEST),$(GUEST_FILES))
 tools-arm64:
 	@scripts/deps.sh arm64
-	$(MAKE) B=build-arm64 CC='$(ARM64_CC)' AR=llvm-ar NM=llvm-nm arm64-cross
+	$(MAKE) B=build-arm64 CC='$(ARM64_CC)' AR=llvm-ar NM=llvm-nm GLIBC_NEEDED= arm64-cross
 
 arm64-cross: $(ARM64_TOOLS) | prune
 
@@ -266,6 +274,10 @@ $(B)/lib/pic/%.o: tools/lib/%.c $(LIB_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
 
+$(B)/lib/so/%.o: tools/lib/%.c $(LIB_HDRS) tools/lib/glibc-symver.h
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(GLIBC_SYMVER) -fPIC -fvisibility=hidden -c -o $@ $<
+
 $(B)/lib/san/%.o: tools/lib/%.c $(LIB_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(SAN_CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
@@ -274,10 +286,10 @@ $(B)/lib/san/%.o: tools/lib/%.c $(LIB_HDRS)
 # that the header's LIBSTACKINFO_VERSION names, and every released
 # version's recorded symbol@node still there (docs/abi.md).
 ABI_RECORDS := $(wildcard tools/lib/abi/*/symbols tools/lib/abi/*/libstackinfo.map)
-$(LIB_SO): $(LIB_PIC) $(LIB_COMPAT_PIC) tools/lib/libstackinfo.map scripts/check-symbols.sh \
+$(LIB_SO): $(LIB_SOOBJ) $(LIB_COMPAT_SOOBJ) tools/lib/libstackinfo.map scripts/check-symbols.sh \
 		$(ABI_RECORDS)
 	$(CC) -shared -Wl,-soname,$(LIB_SONAME) -Wl,--version-script=tools/lib/libstackinfo.map \
-		-Wl,-z,defs -o $@ $(LIB_PIC) $(LIB_COMPAT_PIC) $(LDLIBS)
+		-Wl,-z,defs -o $@ $(LIB_SOOBJ) $(LIB_COMPAT_SOOBJ) $(LDLIBS) $(GLIBC_NEEDED)
 	NM=$(NM) scripts/check-symbols.sh $@ tools/lib/libstackinfo.map $(LIB_VERSION) tools/lib/abi
 
 $(B)/lib/$(LIB_SONAME) $(B)/lib/libstackinfo.so: $(LIB_SO)
@@ -287,14 +299,19 @@ $(LIB_A): $(LIB_PIC)
 	rm -f $@
 	$(AR) rcs $@ $^
 
+$(LIB_A_SO): $(LIB_SOOBJ)
+	rm -f $@
+	$(AR) rcs $@ $^
+
 $(LIB_A_SAN): $(LIB_SAN)
 	rm -f $@
 	$(AR) rcs $@ $^
 
-$(PRELOAD): tools/preload/preload.c tools/preload/preload.map $(LIB_A) $(LIB_HDRS)
-	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -shared \
-		-Wl,--version-script=tools/preload/preload.map -Wl,-z,defs \
-		-o $@ $< $(LIB_A) $(LDLIBS)
+$(PRELOAD): tools/preload/preload.c tools/preload/preload.map $(LIB_A_SO) $(LIB_HDRS) \
+		tools/lib/glibc-symver.h
+	$(CC) $(ALL_CFLAGS) $(GLIBC_SYMVER) -DSI_DEFINES_PTHREAD_GETATTR_NP -fPIC \
+		-fvisibility=hidden -shared -Wl,--version-script=tools/preload/preload.map -Wl,-z,defs \
+		-o $@ $< $(LIB_A_SO) $(LDLIBS) $(GLIBC_NEEDED)
 
 $(B)/lib/libstackinfo.pc: tools/lib/libstackinfo.pc.in tools/lib/libstackinfo.h
 	sed -e 's|@PREFIX@|/usr/local|' -e 's|@LIBDIR@|$${prefix}/lib|' \

@@ -195,5 +195,17 @@ enum si_answer {
 };
 int si_pthread_getattr_np(pthread_t thread, pthread_attr_t *attr,
 			  enum si_answer *how);
+/* glibc's descriptions of its struct pthread for libthread_db (libc-glibc.c) */
+enum si_db_name {
+	SI_DB_SIZEOF_PTHREAD,	/* a uint32_t: the struct's size */
+	SI_DB_SCHEDPOLICY,	/* the rest: { bits, count, offset } of a field */
+	SI_DB_PRIORITY,
+	SI_DB_CANCELHANDLING,
+	SI_DB_NEXTEVENT,
+	SI_DB_NAMES
+};
+const uint32_t *si_glibc_db(enum si_db_name name);
+/* why the main thread's calls all go to glibc, or NULL (getattr.c) */
+const char *si_getattr_off(void);
 
 #endif /* LIBSTACKINFO_INTERNAL_H */
