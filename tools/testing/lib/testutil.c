@@ -604,17 +604,32 @@ void *map_many(size_t n)
 	/* Alternate protections so that no two neighbours merge. */
 	for (i = 1; i < n; i += 2) {
 		if (mprotect(base + i * page, page, PROT_READ)) {
-			munmap(base, n * page);
+			unmap_many(base, n);
 			return NULL;
 		}
 	}
 	return base;
 }
 
+/*
+ * A few hundred mappings a munmap(): the kernel detaches and frees every
+ * VMA of one munmap() without rescheduling (6.12's
+ * vms_complete_munmap_vmas()), and 60 000 at once on a debug kernel
+ * without preemption held a CPU past the soft-lockup watchdog's 20 s.
+ */
+#define UNMAP_CHUNK	512
+
 void unmap_many(void *base, size_t n)
 {
-	if (base)
-		munmap(base, n * sysconf(_SC_PAGESIZE));
+	long page = sysconf(_SC_PAGESIZE);
+	size_t i, len;
+
+	if (!base)
+		return;
+	for (i = 0; i < n; i += len) {
+		len = n - i < UNMAP_CHUNK ? n - i : UNMAP_CHUNK;
+		munmap((char *)base + i * page, len * page);
+	}
 }
 
 /*
