@@ -137,17 +137,11 @@ static void map_posix_shm(void)
 	}
 }
 
-/* A KASAN kernel (its report function in kallsyms): a fifth of the scale. */
+/* A KASAN kernel: a fifth of the scale. */
 static void scale(void)
 {
-	FILE *f = fopen("/proc/kallsyms", "re");
-	char line[256];
-	bool kasan = false;
+	bool kasan = t_kasan_kernel();
 
-	while (f && !kasan && fgets(line, sizeof(line), f))
-		kasan = strstr(line, " kasan_report\n") != NULL;
-	if (f)
-		fclose(f);
 	if (kasan) {
 		nthreads = THREADS / 5;
 		nextra = EXTRA / 5;

@@ -591,6 +591,20 @@ int si_text_read(int fd, struct stackinfo_query *q)
 	return si_text_parse(buf, q);
 }
 
+/* a KASAN kernel: its report function is in kallsyms */
+bool t_kasan_kernel(void)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	char line[256];
+	bool kasan = false;
+
+	while (f && !kasan && fgets(line, sizeof(line), f))
+		kasan = strstr(line, " kasan_report\n") != NULL;
+	if (f)
+		fclose(f);
+	return kasan;
+}
+
 void *map_many(size_t n)
 {
 	long page = sysconf(_SC_PAGESIZE);

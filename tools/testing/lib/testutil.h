@@ -85,6 +85,7 @@ int proc_readable_at(const char *proc, pid_t pid, const char *file);
 int si_text_read(int fd, struct stackinfo_query *q);
 
 /* Map @n single-page VMAs that cannot merge; returns the base or NULL. */
+bool t_kasan_kernel(void);
 void *map_many(size_t n);
 void unmap_many(void *base, size_t n);
 
