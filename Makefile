@@ -70,7 +70,10 @@ PRELOAD := $(B)/lib/libstackinfo-preload.so
 LIBS := $(LIB_SO) $(B)/lib/$(LIB_SONAME) $(B)/lib/libstackinfo.so $(LIB_A) $(LIB_A_SAN) \
 	$(PRELOAD) $(B)/lib/libstackinfo.pc
 
-TESTUTIL := tools/testing/lib/testutil.c tools/testing/lib/testutil.h tools/testing/lib/check.h
+# what every test program is linked with: the helpers and the race loop
+TESTUTIL_C := tools/testing/lib/testutil.c tools/testing/lib/race.c
+TESTUTIL := $(TESTUTIL_C) tools/testing/lib/testutil.h tools/testing/lib/race.h \
+	tools/testing/lib/check.h
 # Guest tests named lib_* test the library: linked against the .so (found
 # through the runpath $ORIGIN/../../lib: build/lib here, /usr/lib in the
 # guest, where vm-run puts it), and once more with
@@ -236,7 +239,7 @@ $(MUSL)/bin/stackinfo: tools/stackinfo/stackinfo.c $(MUSL_LIB) $(LIB_HDRS)
 
 $(MUSL)/guest/tests/lib_%: tools/testing/guest/lib_%.c $(TESTUTIL) $(LIB_HDRS) $(MUSL_LIB)
 	@mkdir -p $(@D)
-	$(MUSL_CC) $(MUSL_CFLAGS) -DT_STATIC -static -o $@ $< tools/testing/lib/testutil.c \
+	$(MUSL_CC) $(MUSL_CFLAGS) -DT_STATIC -static -o $@ $< $(TESTUTIL_C) \
 		$(MUSL_LIB) $(LDLIBS)
 
 $(B)/guest/tests/lib_musl_%: $(MUSL)/guest/tests/lib_%
@@ -348,20 +351,20 @@ $(B)/san/getattr-print-asan: tools/testing/getattr-print.c
 $(B)/guest/tests/lib_%: tools/testing/guest/lib_%.c $(TESTUTIL) $(LIB_HDRS) $(LIB_SO) \
 		$(B)/lib/$(LIB_SONAME) $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -o $@ $< tools/testing/lib/testutil.c \
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(TESTUTIL_C) \
 		-Wl,-rpath,'$$ORIGIN/../../lib' $(B)/lib/$(LIB_SONAME) $(LIB_A) $(LDLIBS)
 
 # ThreadSanitizer's: the .so, linked, and preloaded when it runs itself again
 $(B)/guest/tests/lib_tsan: tools/testing/guest/lib_tsan.c $(TESTUTIL) $(LIB_HDRS) $(LIB_SO) \
 		$(B)/lib/$(LIB_SONAME) $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O1 -g -fsanitize=thread $(INC) -o $@ $< tools/testing/lib/testutil.c \
+	$(CC) $(WARN) -O1 -g -fsanitize=thread $(INC) -o $@ $< $(TESTUTIL_C) \
 		-Wl,-rpath,'$$ORIGIN/../../lib' $(B)/lib/$(LIB_SONAME) $(LIB_A) $(LDLIBS)
 
 $(B)/guest/tests/lib_query_sizes: tools/testing/host/lib_query_sizes.c $(TESTUTIL) $(LIB_HDRS) \
 		$(LIB_SO) $(B)/lib/$(LIB_SONAME) $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -o $@ $< tools/testing/lib/testutil.c \
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(TESTUTIL_C) \
 		-Wl,-rpath,'$$ORIGIN/../../lib' $(B)/lib/$(LIB_SONAME) $(LIB_A) $(LDLIBS)
 
 # a release's binary: its headers, its stand-in at link time, this
@@ -385,23 +388,23 @@ $(B)/abi/current: tools/testing/abi/current.c $(LIB_HDRS) $(LIB_SO) $(B)/lib/$(L
 # a static binary: glibc's pthread_getattr_np is the one linked in
 $(B)/guest/tests/lib_static: tools/testing/guest/lib_static.c $(TESTUTIL) $(LIB_HDRS) $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -DT_STATIC -static -o $@ $< tools/testing/lib/testutil.c $(LIB_A) $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -DT_STATIC -static -o $@ $< $(TESTUTIL_C) $(LIB_A) $(LDLIBS)
 
 $(B)/guest/tests/lib_%_san: tools/testing/guest/lib_%.c $(TESTUTIL) $(LIB_HDRS) $(LIB_A_SAN)
 	@mkdir -p $(@D)
-	$(CC) $(SAN_CFLAGS) -o $@ $< tools/testing/lib/testutil.c $(LIB_A_SAN) $(LDLIBS)
+	$(CC) $(SAN_CFLAGS) -o $@ $< $(TESTUTIL_C) $(LIB_A_SAN) $(LDLIBS)
 
 $(B)/guest/tests/%: tools/testing/guest/%.c $(TESTUTIL) $(LIB_HDRS) $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -o $@ $< tools/testing/lib/testutil.c $(LIB_A) $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(TESTUTIL_C) $(LIB_A) $(LDLIBS)
 
 $(B)/host/lib_%_san: tools/testing/host/lib_%.c $(TESTUTIL) $(LIB_HDRS) $(LIB_A_SAN)
 	@mkdir -p $(@D)
-	$(CC) $(SAN_CFLAGS) -o $@ $< tools/testing/lib/testutil.c $(LIB_A_SAN) $(LDLIBS)
+	$(CC) $(SAN_CFLAGS) -o $@ $< $(TESTUTIL_C) $(LIB_A_SAN) $(LDLIBS)
 
 $(B)/host/%: tools/testing/host/%.c $(TESTUTIL) $(LIB_HDRS) $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -o $@ $< tools/testing/lib/testutil.c $(LIB_A) $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(TESTUTIL_C) $(LIB_A) $(LDLIBS)
 
 # built as in the kernel's tools/testing/selftests/proc/, against this
 # tree's uapi header and the harness of Debian's linux-source-6.12
