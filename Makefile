@@ -34,6 +34,8 @@
 #                   (make tools builds them: the guests run the tests)
 #   make check-extra  the x86 kernels make check leaves out for its time
 #                   budget (debug-6.1), as make check holds each kernel
+#   make check-stress  the race tests alone, each kernel's guest with a CPU
+#                   hog on every core (KERNELS="k1 k2" to name them)
 #   make clean
 
 # The running kernel's build dir if it has one, else the newest Debian
@@ -130,7 +132,7 @@ GUEST_FILES := $(B)/guest/run-tests $(B)/guest/splat-patterns $(B)/guest/log-fil
 	$(B)/guest/guest-plan $(B)/guest/plan.sh
 
 .PHONY: all module tools check demo bench cost deps clean help prune guest-tests install uninstall \
-	tools-arm64 arm64-cross check-arm64 check-extra tools-musl \
+	tools-arm64 arm64-cross check-arm64 check-extra check-stress tools-musl \
 	dkms-install dkms-uninstall install-tools deb
 
 PREFIX ?= /usr/local
@@ -249,6 +251,11 @@ $(B)/guest/tests/lib_musl_%: $(MUSL)/guest/tests/lib_%
 # the arm64 guest alone, as make check holds each kernel (no host tests)
 check-arm64:
 	KERNELS=debug-6.12-arm64 HOST_TESTS=0 tools/testing/check
+
+# the race tests alone, each kernel's (KERNELS: make check's by default)
+# with a CPU hog on every core (docs/testing.md: Stress)
+check-stress:
+	CHECK_STRESS=1 tools/testing/check
 
 # what make check leaves out for the cold budget (docs/testing.md: What it costs)
 check-extra:
