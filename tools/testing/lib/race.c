@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "race.h"
 
@@ -17,16 +18,24 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* A kernel that checks every lock or access: lockdep, KCSAN, kmemleak. */
+static bool debug_kernel(void)
+{
+	return !access("/proc/lockdep", F_OK) || !access("/sys/kernel/debug/kcsan", F_OK) ||
+	       !access("/sys/kernel/debug/kmemleak", F_OK);
+}
+
 static double race_cap(void)
 {
+	double cap = debug_kernel() ? T_RACE_CAP_DEBUG : T_RACE_CAP;
 	const char *env = getenv("STACKINFO_RACE_CAP");
 	char *end;
-	double cap;
+	double set;
 
 	if (!env || !*env)
-		return T_RACE_CAP;
-	cap = strtod(env, &end);
-	return *end || cap <= 0 ? T_RACE_CAP : cap;
+		return cap;
+	set = strtod(env, &end);
+	return *end || set <= 0 ? cap : set;
 }
 
 void t_race_begin(struct t_race *r, const char *what, double floor)
