@@ -137,7 +137,7 @@ static void race_exiting_threads(void)
 	struct t_race r;
 	pthread_t q, t;
 
-	victims_begin(&c, &r, &q, "exiting threads", "threads made", 1000, "queries of one gone");
+	victims_begin(&c, &r, &q, "exiting threads", "threads made", 300, "queries of one gone");
 	while (t_race_more(&r)) {
 		if (pthread_create(&t, NULL, short_lived, NULL))
 			break;
@@ -155,7 +155,7 @@ static void race_exec_and_zombies(void)
 	unsigned long n;
 
 	victim_is_process = 1;
-	victims_begin(&c, &r, &q, "exec/exit/zombies", "processes", 300,
+	victims_begin(&c, &r, &q, "exec/exit/zombies", "processes", 100,
 		      "refusals (exec'd, a zombie, reaped)");
 	while (t_race_more(&r)) {
 		pid_t pid;
@@ -227,7 +227,7 @@ static void race_neighbours(void)
 	for (i = 0; i < 2; i++)
 		pthread_create(&th[i], NULL, query_main, &c);
 	t_race_begin(&r, "neighbours", 3);
-	t_race_case(&r, "map/mremap/unmap rounds", &c.rounds, 1000);
+	t_race_case(&r, "map/mremap/unmap rounds", &c.rounds, 300);
 	t_race_case(&r, "answers with a neighbour mapped", &c.with, 20);
 	t_race_case(&r, "answers without", &c.without, 20);
 	while (t_race_more(&r)) {
@@ -284,7 +284,7 @@ static void race_churn(void)
 	for (i = 0; i < CHURN_THREADS; i++)
 		pthread_create(&th[i].th, NULL, churn_query, &th[i]);
 	t_race_begin(&r, "churn", 3);
-	t_race_case(&r, "mmap/munmap rounds", &rounds, 1000);
+	t_race_case(&r, "mmap/munmap rounds", &rounds, 300);
 	t_race_case_each(&r, "queries of each of 8 threads", &th[0].queries, CHURN_THREADS,
 			 sizeof(th[0]), 100);
 	while (t_race_more(&r)) {
