@@ -60,10 +60,14 @@ static atomic_ulong answers, gone, bad;
 /* the cases (race.h): T_RACE_INC, read with relaxed loads */
 static unsigned long blocked_answers, batch_answers;
 
-/* C: sleeping threads, and its main thread holding mmap_lock for writing */
-static void child(void)
+/*
+ * C: sleeping threads, and its main thread holding mmap_lock for writing;
+ * a byte on @ready once they are all there (it populates 64 MiB first: on
+ * a KCSAN guest beside a CPU hog it still had one thread after 30 s)
+ */
+static void child(int ready)
 {
-	char *region;
+	char *region, c = 'r';
 	pthread_t th;
 	int i;
 
@@ -73,7 +77,11 @@ static void child(void)
 	if (region == MAP_FAILED)
 		_exit(1);
 	for (i = 0; i < NSLEEPERS; i++)
-		pthread_create(&th, NULL, t_pause_forever, NULL);
+		if (pthread_create(&th, NULL, t_pause_forever, NULL))
+			_exit(1);
+	if (write(ready, &c, 1) != 1)
+		_exit(1);
+	close(ready);
 	for (;;) {
 		mprotect(region, REGION, PROT_READ);
 		mprotect(region, REGION, PROT_READ | PROT_WRITE);
@@ -166,9 +174,9 @@ int main(void)
 {
 	pthread_t th[NQUERIERS];
 	unsigned long unloads = 0;
+	int i, ready[2];
 	struct t_race r;
-	double start;
-	int i;
+	char c;
 
 	if (geteuid() != 0 || !loaded()) {
 		fprintf(stderr, "SKIP: needs root and the module loaded\n");
@@ -178,18 +186,28 @@ int main(void)
 		fprintf(stderr, "SKIP: no %s to load again\n", T_MODULE_KO);
 		return 77;
 	}
+	if (pipe(ready))
+		return 1;
 	c_pid = fork();
-	if (c_pid == 0)
-		child();
+	if (c_pid == 0) {
+		close(ready[0]);
+		child(ready[1]);
+	}
 	CHECK(c_pid > 0, "fork: %s", strerror(errno));
-	if (c_pid <= 0)
+	close(ready[1]);
+	/* C's threads, once it says they are there: its main thread (the writer) and the sleepers */
+	if (c_pid <= 0 || read(ready[0], &c, 1) != 1) {
+		CHECK(0, "C did not start");
+		t_reap(c_pid);
 		return t_result();
-	/* C's threads: its main thread (the writer) and the sleepers */
-	start = t_now();
-	while ((c_ntids = t_task_tids(c_pid, c_tids, NSLEEPERS + 2)) < NSLEEPERS + 1 &&
-	       t_now() - start < 30)
-		usleep(10000);
+	}
+	close(ready[0]);
+	c_ntids = t_task_tids(c_pid, c_tids, NSLEEPERS + 2);
 	CHECK(c_ntids == NSLEEPERS + 1, "C has %d threads", c_ntids);
+	if (c_ntids != NSLEEPERS + 1) {
+		t_reap(c_pid);
+		return t_result();
+	}
 	CHECK(!maps_stack(c_pid, &c_stack_start, &c_stack_end), "no [stack] in /proc/%d/maps",
 	      (int)c_pid);
 
