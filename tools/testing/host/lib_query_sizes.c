@@ -245,10 +245,9 @@ static void refused(size_t size)
 
 int main(void)
 {
+	int b, backends = 0;
 	pthread_t th;
 	size_t i;
-	int b, backends = 0;
-
 	char c;
 
 	if (pipe(hold) || pipe(started) || pthread_create(&th, NULL, sleeper, NULL) ||
