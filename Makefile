@@ -34,6 +34,8 @@
 #                   (make tools builds them: the guests run the tests)
 #   make check-extra  the x86 kernels make check leaves out for its time
 #                   budget (debug-6.1), as make check holds each kernel
+#   make check-stress  the race tests alone, each kernel's guest with a CPU
+#                   hog on every core (KERNELS="k1 k2" to name them)
 #   make clean
 
 # The running kernel's build dir if it has one, else the newest Debian
@@ -79,8 +81,10 @@ PRELOAD := $(B)/lib/libstackinfo-preload.so
 LIBS := $(LIB_SO) $(B)/lib/$(LIB_SONAME) $(B)/lib/libstackinfo.so $(LIB_A) $(LIB_A_SAN) \
 	$(PRELOAD) $(B)/lib/libstackinfo.pc
 
-TESTUTIL := tools/testing/lib/testutil.c tools/testing/lib/testutil.h tools/testing/lib/check.h \
-	tools/testing/lib/filter.h
+# what every test program is linked with: the helpers and the race loop
+TESTUTIL_C := tools/testing/lib/testutil.c tools/testing/lib/race.c
+TESTUTIL := $(TESTUTIL_C) tools/testing/lib/testutil.h tools/testing/lib/race.h \
+	tools/testing/lib/check.h tools/testing/lib/filter.h
 # Guest tests named lib_* test the library: linked against the .so (found
 # through the runpath $ORIGIN/../../lib: build/lib here, /usr/lib in the
 # guest, where vm-run puts it), and once more with
@@ -140,7 +144,7 @@ GUEST_FILES := $(B)/guest/run-tests $(B)/guest/splat-patterns $(B)/guest/log-fil
 		$(wildcard tools/lib/abi/0.2.0/python/stackinfo/*.py))
 
 .PHONY: all module tools check demo bench cost deps clean help prune guest-tests install uninstall \
-	tools-arm64 arm64-cross check-arm64 check-extra tools-musl \
+	tools-arm64 arm64-cross check-arm64 check-extra check-stress tools-musl \
 	dkms-install dkms-uninstall install-tools deb
 
 PREFIX ?= /usr/local
@@ -249,7 +253,7 @@ $(MUSL)/bin/stackinfo: tools/stackinfo/stackinfo.c $(MUSL_LIB) $(LIB_HDRS)
 
 $(MUSL)/guest/tests/lib_%: tools/testing/guest/lib_%.c $(TESTUTIL) $(LIB_HDRS) $(MUSL_LIB)
 	@mkdir -p $(@D)
-	$(MUSL_CC) $(MUSL_CFLAGS) -DT_STATIC -static -o $@ $< tools/testing/lib/testutil.c \
+	$(MUSL_CC) $(MUSL_CFLAGS) -DT_STATIC -static -o $@ $< $(TESTUTIL_C) \
 		$(MUSL_LIB) $(LDLIBS)
 
 $(B)/guest/tests/lib_musl_%: $(MUSL)/guest/tests/lib_%
@@ -259,6 +263,11 @@ $(B)/guest/tests/lib_musl_%: $(MUSL)/guest/tests/lib_%
 # the arm64 guest alone, as make check holds each kernel (no host tests)
 check-arm64:
 	KERNELS=debug-6.12-arm64 HOST_TESTS=0 tools/testing/check
+
+# the race tests alone, each kernel's (KERNELS: make check's by default)
+# with a CPU hog on every core (docs/testing.md: Stress)
+check-stress:
+	CHECK_STRESS=1 tools/testing/check
 
 # what make check leaves out for the cold budget (docs/testing.md: What it costs)
 check-extra:
@@ -370,20 +379,20 @@ $(B)/san/getattr-print-asan: tools/testing/getattr-print.c
 $(B)/guest/tests/lib_%: tools/testing/guest/lib_%.c $(TESTUTIL) $(LIB_HDRS) $(LIB_SO) \
 		$(B)/lib/$(LIB_SONAME) $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -o $@ $< tools/testing/lib/testutil.c \
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(TESTUTIL_C) \
 		-Wl,-rpath,'$$ORIGIN/../../lib' $(B)/lib/$(LIB_SONAME) $(LIB_A) $(LDLIBS)
 
 # ThreadSanitizer's: the .so, linked, and preloaded when it runs itself again
 $(B)/guest/tests/lib_tsan: tools/testing/guest/lib_tsan.c $(TESTUTIL) $(LIB_HDRS) $(LIB_SO) \
 		$(B)/lib/$(LIB_SONAME) $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O1 -g -fsanitize=thread $(INC) -o $@ $< tools/testing/lib/testutil.c \
+	$(CC) $(WARN) -O1 -g -fsanitize=thread $(INC) -o $@ $< $(TESTUTIL_C) \
 		-Wl,-rpath,'$$ORIGIN/../../lib' $(B)/lib/$(LIB_SONAME) $(LIB_A) $(LDLIBS)
 
 $(B)/guest/tests/lib_query_sizes: tools/testing/host/lib_query_sizes.c $(TESTUTIL) $(LIB_HDRS) \
 		$(LIB_SO) $(B)/lib/$(LIB_SONAME) $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -o $@ $< tools/testing/lib/testutil.c \
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(TESTUTIL_C) \
 		-Wl,-rpath,'$$ORIGIN/../../lib' $(B)/lib/$(LIB_SONAME) $(LIB_A) $(LDLIBS)
 
 # a release's binary: its headers, its stand-in at link time, this
@@ -413,23 +422,23 @@ $(B)/abi/current: tools/testing/abi/current.c $(LIB_HDRS) $(LIB_SO) $(B)/lib/$(L
 # a static binary: glibc's pthread_getattr_np is the one linked in
 $(B)/guest/tests/lib_static: tools/testing/guest/lib_static.c $(TESTUTIL) $(LIB_HDRS) $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -DT_STATIC -static -o $@ $< tools/testing/lib/testutil.c $(LIB_A) $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -DT_STATIC -static -o $@ $< $(TESTUTIL_C) $(LIB_A) $(LDLIBS)
 
 $(B)/guest/tests/lib_%_san: tools/testing/guest/lib_%.c $(TESTUTIL) $(LIB_HDRS) $(LIB_A_SAN)
 	@mkdir -p $(@D)
-	$(CC) $(SAN_CFLAGS) -o $@ $< tools/testing/lib/testutil.c $(LIB_A_SAN) $(LDLIBS)
+	$(CC) $(SAN_CFLAGS) -o $@ $< $(TESTUTIL_C) $(LIB_A_SAN) $(LDLIBS)
 
 $(B)/guest/tests/%: tools/testing/guest/%.c $(TESTUTIL) $(LIB_HDRS) $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -o $@ $< tools/testing/lib/testutil.c $(LIB_A) $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(TESTUTIL_C) $(LIB_A) $(LDLIBS)
 
 $(B)/host/lib_%_san: tools/testing/host/lib_%.c $(TESTUTIL) $(LIB_HDRS) $(LIB_A_SAN)
 	@mkdir -p $(@D)
-	$(CC) $(SAN_CFLAGS) -o $@ $< tools/testing/lib/testutil.c $(LIB_A_SAN) $(LDLIBS)
+	$(CC) $(SAN_CFLAGS) -o $@ $< $(TESTUTIL_C) $(LIB_A_SAN) $(LDLIBS)
 
 $(B)/host/%: tools/testing/host/%.c $(TESTUTIL) $(LIB_HDRS) $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -o $@ $< tools/testing/lib/testutil.c $(LIB_A) $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(TESTUTIL_C) $(LIB_A) $(LDLIBS)
 
 # built as in the kernel's tools/testing/selftests/proc/, against this
 # tree's uapi header and the harness of Debian's linux-source-6.12

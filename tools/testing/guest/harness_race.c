@@ -1,14 +1,23 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Races, each bounded in count and time:
- *  - threads that exit while another thread queries them (0 or ESRCH);
- *  - processes that exec, exit and linger as zombies while queried;
+ * Races, each run for a few seconds at least and then until it has met
+ * the cases it counts (race.h: a cap, its progress in the log):
+ *  - threads that exit while another thread queries them (0 or ESRCH):
+ *    threads made, queries answered about one, queries that found it gone;
+ *  - processes that exec, exit and linger as zombies while queried:
+ *    processes, answers, refusals (a new mm, none, or reaped);
  *  - the main stack's neighbours mapped, mremapped and unmapped, and the
- *    stack grown, while other threads query it (answers self-consistent);
- *  - 8 querying threads against an mmap/munmap churner for 3 s.
- * harness_race --hammer SECONDS: 4 threads query until the module goes;
- * after the first ENOTTY (procfs's answer to an ioctl on a removed entry)
- * only ENOTTY may follow. run-tests runs it across an rmmod.
+ *    stack grown, while other threads query it (answers self-consistent):
+ *    rounds, answers with a neighbour mapped and without;
+ *  - 8 querying threads against an mmap/munmap churner: the churner's
+ *    rounds, each thread's queries;
+ *  - RLIMIT_STACK pairs against a flipping setrlimit: answers with each
+ *    pair.
+ * harness_race --hammer SECONDS [READY]: 4 threads query until each has
+ * seen the module go (at most SECONDS), having created the file READY
+ * once each had an answer; after a thread's first ENOTTY (procfs's answer
+ * to an ioctl on a removed entry) only ENOTTY may follow. run-tests runs
+ * it across an rmmod.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -22,6 +31,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "race.h"
 #include "testutil.h"
 
 static int fd;
@@ -48,6 +58,11 @@ static int consistent(const struct stackinfo_query *q)
 
 static volatile int victim_is_process;
 
+/* What the queries of the victims met. */
+struct victim_counts {
+	unsigned long made, answers, gone, bad;
+};
+
 /*
  * Ask about the victim over and over. Another process needs a proof,
  * opened here each time: after its exec (a new mm) or as a zombie (none)
@@ -55,7 +70,7 @@ static volatile int victim_is_process;
  */
 static void *query_victims(void *arg)
 {
-	long *bad = arg;
+	struct victim_counts *c = arg;
 
 	while (!stop) {
 		struct stackinfo_query q;
@@ -69,17 +84,44 @@ static void *query_victims(void *arg)
 		err = si_module_query_proof(fd, v, 0, proof, &q);
 		if (proof >= 0)
 			close(proof);
+		/* a process's proof that no longer names its mm: as gone */
 		if (victim_is_process && err == -EACCES)
 			err = -ESRCH;
-		if ((err && err != -ESRCH) ||
-		    (!err && (q.out_tid != (uint32_t)v || !consistent(&q)))) {
-			if ((*bad)++ < 3)
-				fprintf(stderr, "victim %d: err %d tid %u tgid %u valid %#llx\n",
-					(int)v, err, q.out_tid, q.tgid,
-					(unsigned long long)q.valid);
+		if (!err && q.out_tid == (uint32_t)v && consistent(&q)) {
+			T_RACE_INC(c->answers);
+		} else if (err == -ESRCH) {
+			T_RACE_INC(c->gone);
+		} else if (T_RACE_INC(c->bad) < 3) {
+			fprintf(stderr, "victim %d: err %d tid %u tgid %u valid %#llx\n", (int)v,
+				err, q.out_tid, q.tgid, (unsigned long long)q.valid);
 		}
 	}
 	return NULL;
+}
+
+/*
+ * The querier of the victims started, and @r begun (@what, 3 s at least):
+ * victims made (@made, @min_made of them), answers, refusals (@gone).
+ */
+static void victims_begin(struct victim_counts *c, struct t_race *r, pthread_t *q,
+			  const char *what, const char *made, unsigned long min_made,
+			  const char *gone)
+{
+	stop = 0;
+	victim = 0;
+	pthread_create(q, NULL, query_victims, c);
+	t_race_begin(r, what, 3);
+	t_race_case(r, made, &c->made, min_made);
+	t_race_case(r, "answers", &c->answers, 20);
+	t_race_case(r, gone, &c->gone, 20);
+}
+
+static void victims_end(struct victim_counts *c, struct t_race *r, pthread_t q)
+{
+	stop = 1;
+	pthread_join(q, NULL);
+	t_race_end(r);
+	CHECK(!c->bad, "%s: %lu bad answers", r->what, c->bad);
 }
 
 static void *short_lived(void *arg)
@@ -91,38 +133,35 @@ static void *short_lived(void *arg)
 
 static void race_exiting_threads(void)
 {
+	struct victim_counts c = { 0 };
+	struct t_race r;
 	pthread_t q, t;
-	long bad = 0;
-	double end = t_now() + 3;
-	int n = 0;
 
-	stop = 0;
-	pthread_create(&q, NULL, query_victims, &bad);
-	while (n < 3000 && t_now() < end) {
+	victims_begin(&c, &r, &q, "exiting threads", "threads made", 300, "queries of one gone");
+	while (t_race_more(&r)) {
 		if (pthread_create(&t, NULL, short_lived, NULL))
 			break;
 		pthread_join(t, NULL);
-		n++;
+		T_RACE_INC(c.made);
 	}
-	stop = 1;
-	pthread_join(q, NULL);
-	CHECK(!bad, "exiting threads: %ld bad answers", bad);
-	fprintf(stderr, "exiting threads: %d created and queried\n", n);
+	victims_end(&c, &r, q);
 }
 
 static void race_exec_and_zombies(void)
 {
+	struct victim_counts c = { 0 };
+	struct t_race r;
 	pthread_t q;
-	long bad = 0;
-	double end = t_now() + 3;
-	int n = 0;
+	unsigned long n;
 
-	stop = 0;
 	victim_is_process = 1;
-	pthread_create(&q, NULL, query_victims, &bad);
-	while (n < 300 && t_now() < end) {
-		pid_t pid = fork();
+	victims_begin(&c, &r, &q, "exec/exit/zombies", "processes", 100,
+		      "refusals (exec'd, a zombie, reaped)");
+	while (t_race_more(&r)) {
+		pid_t pid;
 
+		n = c.made;
+		pid = fork();
 		if (pid == 0) {
 			if (n % 2)
 				execl("/bin/true", "true", (char *)NULL);
@@ -131,13 +170,10 @@ static void race_exec_and_zombies(void)
 		victim = pid;
 		usleep(n % 3 ? 0 : 2000);	/* sometimes query the zombie */
 		waitpid(pid, NULL, 0);
-		n++;
+		T_RACE_INC(c.made);
 	}
-	stop = 1;
-	pthread_join(q, NULL);
+	victims_end(&c, &r, q);
 	victim_is_process = 0;
-	CHECK(!bad, "exec/exit/zombies: %ld bad answers", bad);
-	fprintf(stderr, "exec/exit/zombies: %d processes queried\n", n);
 }
 
 /* Grow the main stack by touching pages further down. */
@@ -149,36 +185,52 @@ static int grow(int depth)
 	return depth ? grow(depth - 1) + pad[0] : pad[0];
 }
 
+/* What the queries of the main thread met. */
+struct neighbour_counts {
+	uint64_t prev_end;	/* main_prev_end with no neighbour mapped */
+	unsigned long rounds, with, without, bad;
+};
+
 static void *query_main(void *arg)
 {
-	long *bad = arg;
+	struct neighbour_counts *c = arg;
 
 	while (!stop) {
 		struct stackinfo_query q;
 		int err = si_module_query(fd, getpid(), 0, &q);
 
 		if (err || !consistent(&q))
-			(*bad)++;
+			T_RACE_INC(c->bad);
+		else if (q.main_prev_end == c->prev_end)
+			T_RACE_INC(c->without);
+		else
+			T_RACE_INC(c->with);
 	}
 	return NULL;
 }
 
 static void race_neighbours(void)
 {
-	long page = sysconf(_SC_PAGESIZE), bad = 0;
+	long page = sysconf(_SC_PAGESIZE);
+	struct neighbour_counts c = { 0 };
 	struct stackinfo_query q;
+	struct t_race r;
 	pthread_t th[2];
-	double end = t_now() + 3;
 	char *below;
-	int i, n = 0;
+	int i;
 
 	si_module_query(fd, 0, 0, &q);
+	c.prev_end = q.main_prev_end;
 	/* a spot inside the guard gap, below the main stack */
 	below = (char *)(uintptr_t)(q.main_vma_start - 64 * page);
 	stop = 0;
 	for (i = 0; i < 2; i++)
-		pthread_create(&th[i], NULL, query_main, &bad);
-	while (n < 5000 && t_now() < end) {
+		pthread_create(&th[i], NULL, query_main, &c);
+	t_race_begin(&r, "neighbours", 3);
+	t_race_case(&r, "map/mremap/unmap rounds", &c.rounds, 300);
+	t_race_case(&r, "answers with a neighbour mapped", &c.with, 20);
+	t_race_case(&r, "answers without", &c.without, 20);
+	while (t_race_more(&r)) {
 		char *p = mmap(below, page, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
 
@@ -187,57 +239,68 @@ static void race_neighbours(void)
 
 			munmap(r != MAP_FAILED ? r : p, r != MAP_FAILED ? 2 * page : page);
 		}
-		grow(n % 16);
-		n++;
+		grow(c.rounds % 16);
+		T_RACE_INC(c.rounds);
 	}
 	stop = 1;
 	for (i = 0; i < 2; i++)
 		pthread_join(th[i], NULL);
-	CHECK(!bad, "neighbours: %ld bad answers", bad);
-	fprintf(stderr, "neighbours: %d map/mremap/unmap rounds\n", n);
+	t_race_end(&r);
+	CHECK(!c.bad, "neighbours: %lu bad answers", c.bad);
 }
 
-static long churn_queries;
+#define CHURN_THREADS 8
+
+/* One querier of the churn. */
+struct churner {
+	pthread_t th;
+	unsigned long queries, bad;
+};
 
 static void *churn_query(void *arg)
 {
-	long *bad = arg, n = 0;
+	struct churner *me = arg;
 
 	while (!stop) {
 		struct stackinfo_query q;
 
 		if (si_module_query(fd, 0, 0, &q) || !consistent(&q) ||
 		    q.out_tid != (uint32_t)t_gettid())
-			__atomic_add_fetch(bad, 1, __ATOMIC_RELAXED);
-		n++;
+			T_RACE_INC(me->bad);
+		T_RACE_INC(me->queries);
 	}
-	__atomic_add_fetch(&churn_queries, n, __ATOMIC_RELAXED);
 	return NULL;
 }
 
 static void race_churn(void)
 {
-	long page = sysconf(_SC_PAGESIZE), bad = 0, rounds = 0;
-	pthread_t th[8];
-	double end = t_now() + 3;
+	static struct churner th[CHURN_THREADS];
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned long rounds = 0, bad = 0;
+	struct t_race r;
 	int i;
 
 	stop = 0;
-	for (i = 0; i < 8; i++)
-		pthread_create(&th[i], NULL, churn_query, &bad);
-	while (t_now() < end) {
+	for (i = 0; i < CHURN_THREADS; i++)
+		pthread_create(&th[i].th, NULL, churn_query, &th[i]);
+	t_race_begin(&r, "churn", 3);
+	t_race_case(&r, "mmap/munmap rounds", &rounds, 300);
+	t_race_case_each(&r, "queries of each of 8 threads", &th[0].queries, CHURN_THREADS,
+			 sizeof(th[0]), 100);
+	while (t_race_more(&r)) {
 		void *p = mmap(NULL, page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 		if (p != MAP_FAILED)
 			munmap(p, page);
-		rounds++;
+		T_RACE_INC(rounds);
 	}
 	stop = 1;
-	for (i = 0; i < 8; i++)
-		pthread_join(th[i], NULL);
-	CHECK(!bad, "churn: %ld bad answers", bad);
-	fprintf(stderr, "churn: 8 threads, %ld queries against %ld mmap/munmap in 3 s\n",
-		churn_queries, rounds);
+	for (i = 0; i < CHURN_THREADS; i++) {
+		pthread_join(th[i].th, NULL);
+		bad += th[i].bad;
+	}
+	t_race_end(&r);
+	CHECK(!bad, "churn: %lu bad answers", bad);
 }
 
 /*
@@ -268,10 +331,10 @@ static void *flip_rlimit(void *arg)
 
 static void race_rlimit_pair(void)
 {
+	unsigned long bad = 0, n = 0, seen[2] = { 0, 0 };
 	struct rlimit saved;
 	pthread_t flipper;
-	long bad = 0, n = 0;
-	double end = t_now() + 2;
+	struct t_race r;
 
 	if (getrlimit(RLIMIT_STACK, &saved) || saved.rlim_max != RLIM_INFINITY) {
 		fprintf(stderr, "rlimit pairs: skipped (hard limit not raisable)\n");
@@ -282,67 +345,103 @@ static void race_rlimit_pair(void)
 	pthread_create(&flipper, NULL, flip_rlimit, NULL);
 	while (!flipper_tid)
 		usleep(100);
-	while (t_now() < end) {
+	t_race_begin(&r, "rlimit pairs", 2);
+	t_race_case(&r, "answers with the first pair", &seen[0], 20);
+	t_race_case(&r, "answers with the second pair", &seen[1], 20);
+	while (t_race_more(&r)) {
 		struct stackinfo_query q;
 		/* the flipper (another task) and ourselves, in turn */
 		int err = si_module_query(fd, n & 1 ? flipper_tid : 0, STACKINFO_QUERY_NO_SP,
 					  &q);
-		int ok = 0, i;
+		int which = -1, i;
 
 		for (i = 0; i < 2; i++)
-			ok |= q.rlim_stack_cur == rl_pairs[i].rlim_cur &&
-			      q.rlim_stack_max == rl_pairs[i].rlim_max;
-		if (err || !ok) {
-			if (bad++ < 3)
-				fprintf(stderr, "rlimit pair: err %d cur %llu max %llu\n", err,
-					(unsigned long long)q.rlim_stack_cur,
-					(unsigned long long)q.rlim_stack_max);
+			if (q.rlim_stack_cur == rl_pairs[i].rlim_cur &&
+			    q.rlim_stack_max == rl_pairs[i].rlim_max)
+				which = i;
+		if (!err && which >= 0) {
+			seen[which]++;
+		} else if (bad++ < 3) {
+			fprintf(stderr, "rlimit pair: err %d cur %llu max %llu\n", err,
+				(unsigned long long)q.rlim_stack_cur,
+				(unsigned long long)q.rlim_stack_max);
 		}
 		n++;
 	}
 	stop = 1;
 	pthread_join(flipper, NULL);
 	setrlimit(RLIMIT_STACK, &saved);
-	CHECK(!bad, "rlimit pairs: %ld torn or failed of %ld", bad, n);
-	fprintf(stderr, "rlimit pairs: %ld queries against a flipping setrlimit\n", n);
+	t_race_end(&r);
+	CHECK(!bad, "rlimit pairs: %lu torn or failed of %lu", bad, n);
 }
 
-/* --hammer: until the module goes away, then only ENOTTY. */
-static long hammer_bad, hammer_gone, hammer_ok;
+/*
+ * --hammer: each thread until it has seen the module go away, then only
+ * ENOTTY (HAMMER_AFTER calls more).
+ */
+#define HAMMER_THREADS	4
+#define HAMMER_AFTER	100
+
+struct hammerer {
+	pthread_t th;
+	unsigned long ok, gone, bad;
+};
+
+static struct hammerer hammerers[HAMMER_THREADS];
+static double hammer_end;
 
 static void *hammer(void *arg)
 {
-	double end = t_now() + *(double *)arg;
-	int gone = 0;
+	struct hammerer *me = arg;
 
-	while (t_now() < end) {
+	while (t_now() < hammer_end && me->gone < HAMMER_AFTER) {
 		struct stackinfo_query q;
 		int err = si_module_query(fd, 0, 0, &q);
 
-		if (!err && !gone && consistent(&q)) {
-			__atomic_add_fetch(&hammer_ok, 1, __ATOMIC_RELAXED);
-		} else if (err == -ENOTTY) {
-			gone = 1;
-			__atomic_add_fetch(&hammer_gone, 1, __ATOMIC_RELAXED);
-		} else {
-			__atomic_add_fetch(&hammer_bad, 1, __ATOMIC_RELAXED);
-		}
+		if (!err && !me->gone && consistent(&q))
+			T_RACE_INC(me->ok);
+		else if (err == -ENOTTY)
+			T_RACE_INC(me->gone);
+		else
+			T_RACE_INC(me->bad);
 	}
 	return NULL;
 }
 
-static int run_hammer(double seconds)
+/* Each thread answered, then saw the module go; @ready created in between. */
+static int run_hammer(double seconds, const char *ready)
 {
-	pthread_t th[4];
-	int i;
+	unsigned long ok = 0, gone = 0, bad = 0;
+	int i, failed = 0;
 
-	for (i = 0; i < 4; i++)
-		pthread_create(&th[i], NULL, hammer, &seconds);
-	for (i = 0; i < 4; i++)
-		pthread_join(th[i], NULL);
-	fprintf(stderr, "hammer: %ld answers, %ld ENOTTY after removal, %ld bad\n",
-		hammer_ok, hammer_gone, hammer_bad);
-	return hammer_bad || !hammer_ok || !hammer_gone;
+	hammer_end = t_now() + seconds;
+	for (i = 0; i < HAMMER_THREADS; i++)
+		pthread_create(&hammerers[i].th, NULL, hammer, &hammerers[i]);
+	for (i = 0; ready && i < HAMMER_THREADS; i++)
+		while (!__atomic_load_n(&hammerers[i].ok, __ATOMIC_RELAXED) && t_now() < hammer_end)
+			usleep(1000);
+	if (ready && t_now() < hammer_end) {
+		FILE *f = fopen(ready, "w");
+
+		if (f)
+			fclose(f);
+		else
+			failed = 1;
+	}
+	for (i = 0; i < HAMMER_THREADS; i++) {
+		struct hammerer *h = &hammerers[i];
+
+		pthread_join(h->th, NULL);
+		fprintf(stderr, "hammer, thread %d: %lu answers, %lu ENOTTY after removal, %lu bad\n",
+			i, h->ok, h->gone, h->bad);
+		failed |= h->bad || !h->ok || h->gone < HAMMER_AFTER;
+		ok += h->ok;
+		gone += h->gone;
+		bad += h->bad;
+	}
+	fprintf(stderr, "hammer: %lu answers, %lu ENOTTY after removal, %lu bad%s\n", ok, gone,
+		bad, failed ? "; a thread without answers, or that never saw the module go" : "");
+	return failed;
 }
 
 int main(int argc, char **argv)
@@ -351,7 +450,7 @@ int main(int argc, char **argv)
 	if (fd < 0)
 		return 1;
 	if (argc > 2 && !strcmp(argv[1], "--hammer"))
-		return run_hammer(atof(argv[2]));
+		return run_hammer(atof(argv[2]), argc > 3 ? argv[3] : NULL);
 	race_exiting_threads();
 	race_exec_and_zombies();
 	race_neighbours();

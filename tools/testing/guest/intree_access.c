@@ -235,7 +235,8 @@ static void exited_thread(void)
 	struct exiting x = { .tid = 0 };
 	char path[64];
 	pthread_t th;
-	int fd, err, i;
+	double end;
+	int fd, err;
 
 	pthread_barrier_init(&x.opened, NULL, 2);
 	CHECK(!pthread_create(&th, NULL, exit_when_opened, &x), "pthread_create");
@@ -256,9 +257,9 @@ static void exited_thread(void)
 	 * directory is gone: the kernel's own word.
 	 */
 	snprintf(path, sizeof(path), "/proc/self/task/%d", (int)x.tid);
-	for (i = 0; i < 5000 && !access(path, F_OK); i++)
+	for (end = t_now() + T_WAIT_SECS; !access(path, F_OK) && t_now() < end;)
 		usleep(1000);
-	CHECK(access(path, F_OK), "%s still there 5 s after the join", path);
+	CHECK(access(path, F_OK), "%s still there %d s after the join", path, T_WAIT_SECS);
 	err = si_text_read(fd, &q);
 	CHECK_EQ(err, -ESRCH);
 	(*cells)++;

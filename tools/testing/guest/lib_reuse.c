@@ -9,8 +9,18 @@
  * backends (PROCMAP_QUERY where the kernel has it, the maps parse). An
  * answer naming one of the two processes must carry that process's
  * start_stack (fixed from exec to exit, read once beforehand): a reply
- * that mixed two processes' files would not. Enough answers must have
- * named them, or the race was not exercised. Needs root (pid_max).
+ * that mixed two processes' files would not. On each backend SECONDS at
+ * least, then until MIN_ANSWERS answers have named them (race.h: the
+ * cap, its progress in the log): fewer, and the race was not exercised.
+ *
+ * A query of another process's thread reads several of its /proc files
+ * (its ids twice, stat, maps, limits); on a KASAN kernel under TCG that
+ * takes tens of milliseconds, longer than a thread's life once was (20
+ * ms), and nearly every query then found its thread gone (33 answers of
+ * 12 600 queries in 80 s). The threads live LIFE_QUERIES times a query
+ * of a live thread measured here first, 20 ms at least.
+ *
+ * Needs root (pid_max).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -24,6 +34,7 @@
 #include <unistd.h>
 
 #include "libstackinfo.h"
+#include "race.h"
 #include "testutil.h"
 
 /* pids wrap to RESERVED_PIDS; the range gets FREE_PIDS that no task holds */
@@ -31,18 +42,18 @@
 #define FREE_PIDS	100
 #define PID_LIMIT	4000
 #define SECONDS		4
-#define MAX_SECONDS	40
 #define MIN_ANSWERS	50
+#define LIFE_MIN	0.02	/* s: a churner's thread's life, at least */
+#define LIFE_QUERIES	4	/* ... and this many times a query (query_time()) */
+#define MEASURED	20	/* queries of a live thread, on each backend */
 
-/*
- * A short life, long enough to be asked about on a slow (debug) kernel,
- * where reading a thread's /proc files takes longer than a millisecond.
- */
+/* a churner's thread's life, set before the churners fork */
+static struct timespec life = { 0, 20000000 };
+
+/* A short life, long enough to be asked about whole (life_measure()). */
 static void *brief(void *arg)
 {
-	struct timespec ts = { 0, 20000000 };
-
-	nanosleep(&ts, NULL);
+	nanosleep(&life, NULL);
 	return arg;
 }
 
@@ -116,18 +127,65 @@ static pid_t tgid_of(pid_t tid)
 }
 
 /* Do the churners' threads take numbers of the range within @secs? */
-static int range_in_use(pid_t a, pid_t b, int pid_max, int secs)
+static int range_in_use(pid_t a, pid_t b, int pid_max, double secs)
 {
-	time_t end = time(NULL) + secs;
+	double end = t_now() + secs;
 	pid_t tid, g;
 
-	while (time(NULL) < end)
+	while (t_now() < end)
 		for (tid = PID_MIN; tid < pid_max; tid++) {
 			g = tgid_of(tid);
 			if (g == a || g == b)
 				return 1;
 		}
 	return 0;
+}
+
+static int by_value(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The median of MEASURED queries on each fallback backend of a live
+ * thread of another process, in seconds (the median: one query slowed
+ * by the host is no measure of them); < 0 when one failed.
+ */
+static double query_time(void)
+{
+	pid_t pid = t_spawn_threaded(1), tids[2];
+	double t[2 * MEASURED];
+	int backend, i, n = 0;
+
+	if (pid < 0 || t_task_tids(pid, tids, 2) != 2) {
+		t_reap(pid);
+		return -1;
+	}
+	for (backend = STACKINFO_BACKEND_PROCMAP_QUERY; backend <= STACKINFO_BACKEND_MAPS;
+	     backend++) {
+		if (stackinfo_set_backend(backend))
+			continue;
+		for (i = 0; i < MEASURED; i++) {
+			struct stackinfo_query q;
+			double start = t_now();
+			int err = stackinfo_query_thread(tids[1], STACKINFO_QUERY_NO_SP, &q);
+
+			if (err) {
+				fprintf(stderr, "a query of a live thread: %s [%s]\n", strerror(-err),
+					stackinfo_backend_name(backend));
+				t_reap(pid);
+				return -1;
+			}
+			t[n++] = t_now() - start;
+		}
+	}
+	t_reap(pid);
+	if (!n)
+		return -1;
+	qsort(t, n, sizeof(t[0]), by_value);
+	return t[n / 2];
 }
 
 /* pid_max as it was, and no churner left */
@@ -148,13 +206,24 @@ int main(void)
 	FILE *f = fopen("/proc/sys/kernel/pid_max", "r+");
 	pid_t a, b;
 	uint64_t ss_a, ss_b;
-	int pid_max;
-	int backend, answers = 0, mixed = 0, wrong_tid = 0, queries = 0;
+	unsigned long answers = 0, mixed = 0, wrong_tid = 0, queries = 0;
+	double query, secs;
+	int backend, pid_max;
 
 	if (geteuid() != 0 || !f || !fgets(saved, sizeof(saved), f)) {
 		fprintf(stderr, "needs root and /proc/sys/kernel/pid_max\n");
 		return T_SKIP;
 	}
+	query = query_time();
+	CHECK(query >= 0, "a query of a live thread failed");
+	if (query < 0)
+		return t_result();
+	secs = query * LIFE_QUERIES > LIFE_MIN ? query * LIFE_QUERIES : LIFE_MIN;
+	life.tv_sec = (time_t)secs;
+	life.tv_nsec = (long)((secs - (double)life.tv_sec) * 1e9);
+	printf("info: a query of a live thread %.1f ms (a median): the churners' threads live %.0f ms\n",
+	       query * 1e3, secs * 1e3);
+	fflush(stdout);	/* not again in the churners' copies */
 	a = churner();
 	b = churner();
 	if (a < 0 || b < 0 || start_stack_of(a, &ss_a) || start_stack_of(b, &ss_b)) {
@@ -166,22 +235,24 @@ int main(void)
 	fprintf(f, "%d\n", pid_max);
 	fflush(f);
 	/* the churners' threads must take numbers of the range, or nothing is tested */
-	if (!range_in_use(a, b, pid_max, 5)) {
+	if (!range_in_use(a, b, pid_max, T_WAIT_SECS + 4 * secs)) {
 		restore(f, saved, a, b);
-		printf("the churners' threads took no number in [%d, %d) in 5 s: nothing to test here\n",
-		       PID_MIN, pid_max);
+		printf("the churners' threads took no number in [%d, %d) in %.0f s: nothing to test here\n",
+		       PID_MIN, pid_max, T_WAIT_SECS + 4 * secs);
 		return T_SKIP;
 	}
 	for (backend = STACKINFO_BACKEND_PROCMAP_QUERY; backend <= STACKINFO_BACKEND_MAPS;
 	     backend++) {
-		time_t start = time(NULL);
-		int before = answers;
+		unsigned long named = 0;
+		char what[64];
+		struct t_race r;
 
 		if (stackinfo_set_backend(backend))
 			continue;
-		/* SECONDS at least; on a slow kernel until enough answers came */
-		while (time(NULL) < start + SECONDS ||
-		       (answers - before < MIN_ANSWERS && time(NULL) < start + MAX_SECONDS)) {
+		snprintf(what, sizeof(what), "%s: reused tids", stackinfo_backend_name(backend));
+		t_race_begin(&r, what, SECONDS);
+		t_race_case(&r, "answers naming the churners", &named, MIN_ANSWERS);
+		while (t_race_more(&r)) {
 			pid_t tid;
 
 			for (tid = PID_MIN; tid < pid_max; tid++) {
@@ -196,7 +267,7 @@ int main(void)
 				if (q.tgid != (uint32_t)a && q.tgid != (uint32_t)b)
 					continue;
 				want = q.tgid == (uint32_t)a ? ss_a : ss_b;
-				answers++;
+				named++;
 				if (q.start_stack != want) {
 					if (mixed++ < 5)
 						fprintf(stderr, "tid %d: tgid %u with start_stack %#llx, its own is %#llx [%s]\n",
@@ -207,23 +278,13 @@ int main(void)
 				}
 			}
 		}
+		t_race_end(&r);
+		answers += named;
 	}
 	restore(f, saved, a, b);
-	fprintf(stderr, "pid_max %d; %d queries, %d answers naming the churners, %d mixed, %d with another tid\n",
-		pid_max, queries, answers, mixed, wrong_tid);
-	CHECK(!mixed, "%d answers mixed two processes", mixed);
-	CHECK(!wrong_tid, "%d answers for another tid than asked", wrong_tid);
-	/*
-	 * Seen on our tinyconfig debug kernels only: /proc shows the
-	 * churners' threads in the range, yet nearly every query of them says
-	 * ESRCH (0 to 70 answers in 40 s, 20 ms lives, both fallback
-	 * backends), for a reason not understood: too few answers is a skip
-	 * that says so, never a pass.
-	 */
-	if (!t_failures && answers < MIN_ANSWERS) {
-		printf("lib_reuse: only %d of %d queries answered about the churners' threads "
-		       "although /proc showed them: too little tested here\n", answers, queries);
-		return T_SKIP;
-	}
+	printf("info: pid_max %d; %lu queries, %lu answers naming the churners, %lu mixed, %lu with another tid\n",
+	       pid_max, queries, answers, mixed, wrong_tid);
+	CHECK(!mixed, "%lu answers mixed two processes", mixed);
+	CHECK(!wrong_tid, "%lu answers for another tid than asked", wrong_tid);
 	return t_result();
 }

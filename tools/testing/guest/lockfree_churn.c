@@ -21,6 +21,13 @@
  * round the churner stops with every flip made, or every flip undone,
  * and each querier's answer then must be what /proc/self/maps says; both
  * values of each field must have been answered.
+ *
+ * Each round runs ROUND_SECONDS at least, then until its cases are met
+ * (race.h: the cap, its progress in the log): each querier's answers in
+ * the round's mode, lock-free answers in a lock-free round, and in the
+ * edge rounds each querier's answers with its guard split and whole and
+ * answers with main's page mapped and not. A round that did not meet
+ * them fails, naming what it missed, and ends the set.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -35,12 +42,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "race.h"
 #include "testutil.h"
 
 #define PARAMS "/sys/module/stackinfo/parameters/"
 #define ROUNDS 6
 #define ROUND_SECONDS 0.5
 #define QUERIERS 2
+#define MIN_ROUND_QUERIES 50	/* each querier's answers in a round */
+#define MIN_ROUND_EDGES 3	/* in an edge round: each value of each flipped field */
 
 static int fd;
 /* -1: wait, 0: take reference, 1: query, 2: stop */
@@ -56,6 +66,8 @@ struct querier {
 	long queries[2], bad;
 	/* the edge rounds: answers with the guard split or not, main's page */
 	long split_seen[2], main_seen[2];
+	/* this round's, for its cases (race.h; set to 0 at its start) */
+	unsigned long round_queries, round_split[2], round_main[2];
 	struct stackinfo_query quiet;	/* the answer at a quiet point */
 	volatile int quiet_done;
 };
@@ -188,6 +200,9 @@ static void *querier(void *arg)
 		me->queries[m]++;
 		me->split_seen[split]++;
 		me->main_seen[mapped]++;
+		T_RACE_INC(me->round_queries);
+		T_RACE_INC(me->round_split[split]);
+		T_RACE_INC(me->round_main[mapped]);
 	}
 	return NULL;
 }
@@ -209,15 +224,59 @@ static void *churner(void *arg)
 	return NULL;
 }
 
+/* Round @r of set @what, until its cases are met; false if they were not. */
+static bool one_round(const char *what, int r, bool edge, unsigned long *hits)
+{
+	unsigned long h = counter(PARAMS "lockfree_hits"), main_seen[2];
+	struct t_race race;
+	char label[96];
+	int i, j;
+
+	for (i = 0; i < QUERIERS; i++) {
+		__atomic_store_n(&qs[i].round_queries, 0, __ATOMIC_RELAXED);
+		for (j = 0; j < 2; j++) {
+			__atomic_store_n(&qs[i].round_split[j], 0, __ATOMIC_RELAXED);
+			__atomic_store_n(&qs[i].round_main[j], 0, __ATOMIC_RELAXED);
+		}
+	}
+	*hits = 0;
+	main_seen[0] = main_seen[1] = 0;
+	snprintf(label, sizeof(label), "%s, round %d (%s)", what, r + 1,
+		 mode ? "lock-free" : "locked");
+	t_race_begin(&race, label, ROUND_SECONDS);
+	t_race_case_each(&race, "each querier's answers", &qs[0].round_queries, QUERIERS,
+			 sizeof(qs[0]), MIN_ROUND_QUERIES);
+	if (mode)
+		t_race_case(&race, "lock-free answers", hits, 1);
+	if (edge) {
+		t_race_case_each(&race, "each querier's answers with its guard split",
+				 &qs[0].round_split[1], QUERIERS, sizeof(qs[0]), MIN_ROUND_EDGES);
+		t_race_case_each(&race, "... with it whole", &qs[0].round_split[0], QUERIERS,
+				 sizeof(qs[0]), MIN_ROUND_EDGES);
+		t_race_case(&race, "answers with main's page", &main_seen[1], MIN_ROUND_EDGES);
+		t_race_case(&race, "answers without it", &main_seen[0], MIN_ROUND_EDGES);
+	}
+	do {
+		usleep(10000);
+		*hits = counter(PARAMS "lockfree_hits") - h;
+		for (j = 0; j < 2; j++)
+			main_seen[j] = __atomic_load_n(&qs[0].round_main[j], __ATOMIC_RELAXED) +
+				       __atomic_load_n(&qs[1].round_main[j], __ATOMIC_RELAXED);
+	} while (t_race_more(&race));
+	t_race_end(&race);
+	return t_race_met(&race);
+}
+
 /*
- * One set of rounds: @churner and the queriers (each with a guard of
- * @guard bytes, 0 for glibc's default; @ok judging their answers) started, the references
- * taken with the churner idle and lockfree=N, then ROUNDS rounds
- * alternating lockfree N and Y with the churn running, @round_end (if
- * any) called after each; the lock-free answers and fallbacks counted
+ * One set of rounds (@what): @churner and the queriers (each with a guard
+ * of @guard bytes, 0 for glibc's default; @ok judging their answers)
+ * started, the references taken with the churner idle and lockfree=N,
+ * then ROUNDS rounds alternating lockfree N and Y with the churn running,
+ * each until its cases are met (@edge: the edge rounds' too), @round_end
+ * (if any) called after each; the lock-free answers and fallbacks counted
  * per mode into @hits and @fallbacks. Leaves lockfree=Y where it can be.
  */
-static void run_rounds(int have, answer_ok_fn *ok, size_t guard,
+static void run_rounds(const char *what, bool edge, int have, answer_ok_fn *ok, size_t guard,
 		       void *(*churner_fn)(void *), void *churner_arg,
 		       void (*round_end)(int r), unsigned long hits[2],
 		       unsigned long *fallbacks)
@@ -250,21 +309,20 @@ static void run_rounds(int have, answer_ok_fn *ok, size_t guard,
 	phase = 1;
 	churn = 1;
 	for (r = 0; r < ROUNDS; r++) {
-		double end;
+		bool met;
 
 		mode = have && (r & 1);
 		if (have)
 			CHECK(!t_write_file(PARAMS "lockfree", mode ? "Y" : "N"),
 			      "cannot set lockfree");
-		h = counter(PARAMS "lockfree_hits");
 		*fallbacks -= counter(PARAMS "lockfree_fallbacks");
-		end = t_now() + ROUND_SECONDS;
-		while (t_now() < end)
-			usleep(10000);
-		hits[mode] += counter(PARAMS "lockfree_hits") - h;
+		met = one_round(what, r, edge, &h);
+		hits[mode] += h;
 		*fallbacks += counter(PARAMS "lockfree_fallbacks");
 		if (round_end)
 			round_end(r);
+		if (!met)
+			break;	/* said by one_round(); the set ends */
 	}
 	phase = 2;
 	churn = 2;
@@ -421,7 +479,7 @@ static void edge_rounds(int have)
 	/* maps' arrays allocated now: later reads map nothing new */
 	CHECK(!maps_read(&before, 0) && !maps_read(&after, 0), "maps");
 	/* four pages of guard: one to flip, the rest stays the guard */
-	run_rounds(have, edge_answer, 4 * page_size, edge_churner, &churn_failed,
+	run_rounds("edges", true, have, edge_answer, 4 * page_size, edge_churner, &churn_failed,
 		   edge_round_end, hits, &fallbacks);
 
 	CHECK(!churn_failed, "%d flips failed", churn_failed);
@@ -483,7 +541,8 @@ int main(void)
 		CHECK(t_write_file(PARAMS "lockfree", "Y") == -EOPNOTSUPP,
 		      "lockfree=Y accepted without a lock-free path");
 
-	run_rounds(have, plain_answer, 0, churner, &churn_rounds, NULL, hits, &fallbacks);
+	run_rounds("churn", false, have, plain_answer, 0, churner, &churn_rounds, NULL, hits,
+		   &fallbacks);
 	for (i = 0; i < QUERIERS; i++) {
 		CHECK(!qs[i].bad, "thread %d: %ld answers differ from the locked one",
 		      i, qs[i].bad);

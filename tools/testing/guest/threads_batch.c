@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "race.h"
 #include "testutil.h"
 
 #define PEERS 3
@@ -85,29 +86,35 @@ static void churn_process(void)
  * A process whose threads come and go, listed over and over: every entry
  * is one of its threads, never one with tid 0 and never the caller (an
  * exiting thread's pid is detached before it leaves the thread list; its
- * number read as 0 once meant "the caller").
+ * number read as 0 once meant "the caller"). For 3 s at least, then
+ * until its cases are met (race.h): calls, entries, and calls whose
+ * count differed from the call before (threads came or went between).
  */
 static void churned(void)
 {
 	enum { N = 64 };
 	struct stackinfo_query *qs = calloc(N, sizeof(*qs));
 	pid_t child = fork(), me = t_gettid();
-	int proof, rounds = 0, entries = 0, bad = 0, err;
-	struct timespec t0, t;
-	uint32_t count, i;
+	unsigned long rounds = 0, entries = 0, changed = 0;
+	uint32_t count, i, last = 0;
+	int proof, bad = 0, err;
+	struct t_race r;
 
 	if (child == 0)
 		churn_process();
 	CHECK(child > 0, "fork");
 	proof = proc_open(child, "mem");
 	CHECK(proof >= 0, "proof: %s", strerror(-proof));
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	do {
+	t_race_begin(&r, "batches of a process whose threads come and go", 3);
+	t_race_case(&r, "batch calls", &rounds, 100);
+	t_race_case(&r, "entries", &entries, 100);
+	t_race_case(&r, "calls with another count than the call before", &changed, 10);
+	while (t_race_more(&r)) {
 		count = N;
 		err = batch_proof(child, qs, &count, sizeof(*qs), 0, proof);
 		if (err) {
 			bad++;
-			fprintf(stderr, "round %d: %s\n", rounds, strerror(-err));
+			fprintf(stderr, "round %lu: %s\n", rounds, strerror(-err));
 		}
 		for (i = 0; !err && i < count; i++) {
 			entries++;
@@ -119,10 +126,14 @@ static void churned(void)
 						qs[i].out_tid, qs[i].tgid, qs[i].thread_flags);
 			}
 		}
+		if (!err) {
+			changed += rounds && count != last;
+			last = count;
+		}
 		rounds++;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-	} while (t.tv_sec - t0.tv_sec < 3);
-	printf("churn: %d batch calls, %d entries, %d bad\n", rounds, entries, bad);
+	}
+	t_race_end(&r);
+	printf("churn: %lu batch calls, %lu entries, %d bad\n", rounds, entries, bad);
 	CHECK(!bad, "%d bad batch answers", bad);
 	close(proof);
 	kill(child, SIGKILL);

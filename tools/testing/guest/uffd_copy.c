@@ -694,6 +694,7 @@ static pid_t spawn_c(void)
 	pid_t tids[C_SLEEPERS + 2];
 	pthread_t th;
 	pid_t pid;
+	double end;
 	int i, n;
 
 	pid = fork();
@@ -708,7 +709,8 @@ static pid_t spawn_c(void)
 	}
 	if (pid < 0)
 		return -1;
-	for (i = 0; i < 5000 && t_task_tids(pid, NULL, 0) != C_SLEEPERS + 2; i++)
+	for (end = t_now() + T_WAIT_SECS;
+	     t_now() < end && t_task_tids(pid, NULL, 0) != C_SLEEPERS + 2;)
 		usleep(1000);
 	n = t_task_tids(pid, tids, C_SLEEPERS + 2);
 	if (n != C_SLEEPERS + 2 || t_wait_paused(tids[0]) || t_wait_paused(tids[1]))

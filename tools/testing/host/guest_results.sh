@@ -113,4 +113,19 @@ grep -q '^PASS: nomod-lib_python$' "$tmp/full.debian-6.12" &&
 grep -v '^PASS: lib_python$' "$tmp/full.debian-6.12" >"$tmp/log"
 run debian-6.12 "$tmp/log"
 expect 1 '^FAIL: lib_python \(did not report\)$' "debian-6.12: lib_python missing"
+# a "never" rule: no run of any kernel, so neither expected nor a SKIP,
+# and a result from it fails; an "also" rule wins over a later "not"
+for k in debian-6.12 debug-6.12; do
+	run "$k" "$tmp/full.$k"
+	grep -q 'nomod-lib_gdb' "$tmp/out" &&
+		{ echo "FAIL: $k: nomod-lib_gdb (never) expected or a SKIP"; fail=1; }
+	{ cat "$tmp/full.$k"; echo "PASS: nomod-lib_gdb"; } >"$tmp/log"
+	run "$k" "$tmp/log"
+	expect 1 '^FAIL: nomod-lib_gdb \(reported, but it is no run of any kernel: ' \
+		"$k: a never-run reporting"
+done
+grep -q '^PASS: nomod-lib_proc$' "$tmp/full.debug-6.12" ||
+	{ echo "FAIL: debug-6.12 should run nomod-lib_proc (its also rule)"; fail=1; }
+grep -q '^PASS: nomod-lib_api$' "$tmp/full.debug-6.12" &&
+	{ echo "FAIL: debug-6.12 should not run nomod-lib_api"; fail=1; }
 exit $fail

@@ -7,7 +7,8 @@
  * that must keep what they held:
  *  - sizes from VER0 (168) up, shorter, equal to or longer than the
  *    library's struct: the first min(size, the library's) bytes hold the
- *    answer the library's own size gets (the caller's SP aside), the rest
+ *    answer the library's own size gets (the caller's SP aside; a field
+ *    that differs is named), the rest
  *    up to size is zeros, q->size is what was filled, no valid bit names a
  *    field past it, and nothing past size is written;
  *  - the batch with entries size bytes apart: each entry so, the bytes
@@ -49,6 +50,58 @@ static void untouched(const unsigned char *p, size_t n, unsigned char byte, cons
 	CHECK(i == n, "size %zu, %s: byte %zu of %zu is %#x", size, what, i, n, p[i]);
 }
 
+/* the backend asked, for the failures' words */
+static const char *backend = "";
+
+/* every field of the struct, in its order: a difference is named */
+#define F(x) { #x, offsetof(struct stackinfo_query, x), sizeof(((struct stackinfo_query *)0)->x) }
+static const struct field {
+	const char *name;
+	size_t off, len;
+} fields[] = {
+	F(size), F(query_flags), F(tid), F(reserved), F(valid), F(out_tid), F(tgid),
+	F(thread_flags), F(map_count), F(start_stack), F(main_vma_start), F(main_vma_end),
+	F(main_vma_flags), F(main_prev_end), F(sp), F(sp_vma_start), F(sp_vma_end),
+	F(sp_vma_flags), F(sp_prev_end), F(sp_guard_start), F(sp_guard_end), F(rlim_stack_cur),
+	F(rlim_stack_max), F(guard_gap), F(proof_fd), F(reserved1), F(ss_sp), F(ss_size),
+	F(ss_flags), F(stack_kind), F(addr), F(addr_class), F(reserved2), F(addr_vma_start),
+	F(addr_vma_end), F(addr_vma_flags),
+};
+#undef F
+
+static uint64_t field_value(const void *q, const struct field *fl)
+{
+	uint64_t v = 0;
+	uint32_t w;
+
+	if (fl->len == 4) {
+		memcpy(&w, (const char *)q + fl->off, 4);
+		v = w;
+	} else {
+		memcpy(&v, (const char *)q + fl->off, 8);
+	}
+	return v;
+}
+
+/* The fields of @q and @f within @n bytes: each that differs a failure naming it. */
+static void diff_fields(size_t size, const struct stackinfo_query *q,
+			const struct stackinfo_query *f, size_t n)
+{
+	size_t i, covered = 0;
+
+	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+		const struct field *fl = &fields[i];
+
+		if (fl->off + fl->len > n)
+			break;
+		covered = fl->off + fl->len;
+		CHECK(field_value(q, fl) == field_value(f, fl),
+		      "%s, size %zu: %s %#llx, the library's own size %#llx", backend, size, fl->name,
+		      (unsigned long long)field_value(q, fl), (unsigned long long)field_value(f, fl));
+	}
+	CHECK(covered == n, "size %zu: the fields end at byte %zu", size, covered);
+}
+
 /*
  * @got, a caller's struct of @size bytes, against @full, the answer at the
  * library's own size (the caller's SP moves between two calls).
@@ -79,7 +132,7 @@ static void same_as_full(const unsigned char *got, size_t size,
 	}
 	q.size = f.size = n;
 	q.valid = f.valid;
-	CHECK(!memcmp(&q, &f, n), "size %zu: the answer differs from the library's own", size);
+	diff_fields(size, &q, &f, n);
 }
 
 static void one_size(size_t size)
@@ -115,14 +168,22 @@ static void one_size(size_t size)
 	}
 }
 
-/* a second thread, blocked, so that the batch has two answers that hold still */
-static int hold[2];
+/*
+ * A second thread, blocked, so that the batch has two answers that hold
+ * still. It says when it runs: its start maps memory of the process after
+ * pthread_create() has returned (under ASan, its own signal stack and
+ * allocator state: four VMAs), and until it has, two answers a moment
+ * apart may count the process's VMAs differently.
+ */
+static int hold[2], started[2];
 
 static void *sleeper(void *arg)
 {
-	char c;
+	char c = 's';
 
 	(void)arg;
+	if (write(started[1], &c, 1) != 1)
+		return NULL;
 	while (read(hold[0], &c, 1) < 0 && errno == EINTR)
 		;
 	return NULL;
@@ -184,17 +245,20 @@ static void refused(size_t size)
 
 int main(void)
 {
+	int b, backends = 0;
 	pthread_t th;
 	size_t i;
-	int b, backends = 0;
+	char c;
 
-	if (pipe(hold) || pthread_create(&th, NULL, sleeper, NULL))
+	if (pipe(hold) || pipe(started) || pthread_create(&th, NULL, sleeper, NULL) ||
+	    read(started[0], &c, 1) != 1)
 		return 1;
 	for (b = 1; b <= STACKINFO_BACKEND_PROC; b++) {
 		if (stackinfo_set_backend(b))
 			continue;
 		backends++;
-		printf("info: backend %s\n", stackinfo_backend_name(b));
+		backend = stackinfo_backend_name(b);
+		printf("info: backend %s\n", backend);
 		for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 			one_size(sizes[i]);
 			batch(sizes[i] > MAXSZ ? MAXSZ : sizes[i]);

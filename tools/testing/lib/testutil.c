@@ -279,9 +279,9 @@ static bool sleeps(pid_t tid)
 
 int t_wait_sleeping(pid_t tid)
 {
-	int i;
+	double end = t_now() + T_WAIT_SECS;
 
-	for (i = 0; i < 5000; i++) {
+	while (t_now() < end) {
 		if (sleeps(tid))
 			return 0;
 		usleep(1000);
@@ -301,8 +301,8 @@ static bool is_pause_nr(long nr)
 
 int t_wait_paused(pid_t tid)
 {
+	double end = t_now() + T_WAIT_SECS;
 	char path[64], buf[512];
-	int i;
 
 	/*
 	 * Sleeping is not enough: a thread just started may sleep first
@@ -310,7 +310,7 @@ int t_wait_paused(pid_t tid)
 	 * than pause()'s. /proc/<tid>/syscall names the syscall it sleeps in.
 	 */
 	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)tid);
-	for (i = 0; i < 5000; i++) {
+	while (t_now() < end) {
 		if (sleeps(tid) && si_read_file(path, buf, sizeof(buf)) > 0 &&
 		    buf[0] >= '0' && buf[0] <= '9' && is_pause_nr(strtol(buf, NULL, 10)))
 			return 0;
@@ -759,6 +759,8 @@ void *t_pause_forever(void *arg)
 pid_t t_spawn_threaded(int workers)
 {
 	pid_t pid = fork();
+	double end = t_now() + T_WAIT_SECS;
+	bool started = false;
 	pthread_t th;
 	int i;
 
@@ -770,9 +772,10 @@ pid_t t_spawn_threaded(int workers)
 		t_pause_forever(NULL);
 	}
 	/* started when /proc lists them all */
-	for (i = 0; pid > 0 && i < 5000 && t_task_tids(pid, NULL, 0) != workers + 1; i++)
+	while (pid > 0 && !(started = t_task_tids(pid, NULL, 0) == workers + 1) &&
+	       t_now() < end)
 		usleep(1000);
-	return pid > 0 && i < 5000 ? pid : -1;
+	return pid > 0 && started ? pid : -1;
 }
 
 void t_reap(pid_t pid)
@@ -1261,7 +1264,7 @@ bool t_query_same(const struct stackinfo_query *a, const struct stackinfo_query 
 
 void t_targets_spawn(struct t_targets *t, uid_t user)
 {
-	int i;
+	double end;
 
 	t->root_proc = t_spawn_sleeper(0, 0);
 	t->user_proc = t_spawn_sleeper(user, 0);
@@ -1272,7 +1275,8 @@ void t_targets_spawn(struct t_targets *t, uid_t user)
 		_exit(0);
 	CHECK(t->root_proc > 0 && t->user_proc > 0 && t->user_proc2 > 0 && t->nondumpable > 0 &&
 	      t->zombie > 0, "fork");
-	for (i = 0; i < 1000 && t_proc_state(t->zombie) != 'Z'; i++)
+	end = t_now() + T_WAIT_SECS;
+	while (t_proc_state(t->zombie) != 'Z' && t_now() < end)
 		usleep(1000);
 	CHECK_EQ(t_proc_state(t->zombie), 'Z');
 	/* a pid nothing has: just below the zombie's, searched downwards */
@@ -1365,12 +1369,14 @@ int t_execer_spawn(struct t_execer *e, const char *prog)
 int t_execer_go(struct t_execer *e)
 {
 	char c = 0, exe[256], path[64];
-	int i, ok;
+	double end;
+	int ok;
 
 	ok = write(e->go, &c, 1) == 1;
 	close(e->go);
+	end = t_now() + T_WAIT_SECS;
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)e->pid);
-	for (i = 0; ok && i < 500; i++) {
+	while (ok && t_now() < end) {
 		ssize_t n = readlink(path, exe, sizeof(exe) - 1);
 
 		if (n < 0 && errno == EACCES)

@@ -162,10 +162,17 @@ void t_in_child(const char *what, int (*fn)(void));
 
 /* Open fds of this process, from /proc/self/fd; -errno. */
 int t_count_fds(void);
-/* Wait (up to 5 s) until thread @tid (of any process) sleeps: 0 or -ETIMEDOUT. */
+/*
+ * What the waits below allow for a condition that comes in milliseconds
+ * on an idle machine (a thread to sleep, a child to exit or exec): a slow
+ * guest on a busy host is given time, and only a condition that never
+ * comes fails.
+ */
+#define T_WAIT_SECS 30
+/* Wait (up to T_WAIT_SECS) until thread @tid (of any process) sleeps: 0 or -ETIMEDOUT. */
 int t_wait_sleeping(pid_t tid);
 /*
- * Wait (up to 5 s) until thread @tid sleeps in pause() (or ppoll or
+ * Wait (up to T_WAIT_SECS) until thread @tid sleeps in pause() (or ppoll or
  * sigsuspend), by /proc/<tid>/syscall: 0 or -ETIMEDOUT. For threads whose
  * SP is compared: a thread may sleep elsewhere before it gets there.
  */
@@ -296,7 +303,7 @@ struct t_execer {
 /* Fork it: 0 or -errno. */
 int t_execer_spawn(struct t_execer *e, const char *prog);
 /*
- * Tell it to exec, and wait (up to 5 s) until /proc/<pid>/exe names @prog
+ * Tell it to exec, and wait (up to T_WAIT_SECS) until /proc/<pid>/exe names @prog
  * or is refused to us (a setuid exec): 0 or -ETIMEDOUT.
  */
 int t_execer_go(struct t_execer *e);
