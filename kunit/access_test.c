@@ -166,6 +166,11 @@ static void access_proof_fops_learnt(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, stackinfo_learn_proof_fops("/nonexistent"));
 }
 
+/*
+ * A mem fd's open passed mm_access(): the ptrace check, or none for an
+ * opener on that mm (a vfork child), and the file does not say which. It
+ * grants what maps would have: never the SP, which is syscall's check's.
+ */
 static void access_proof_mem(struct kunit *test)
 {
 	struct access_ctx a;
@@ -174,7 +179,7 @@ static void access_proof_mem(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, set_proof(test, &a, "/proc/1/mem"), 0);
 	drop_ptrace_cap(test, &a);
 	KUNIT_EXPECT_EQ(test, stackinfo_grant(&a.mc.c, a.init, a.init_mm),
-			STACKINFO_GRANT_ALL);
+			STACKINFO_GRANT_NO_SP);
 	/* another mm: the one an exec would give, or another process's */
 	map_at(test, BASE, SZ, PROT_READ, MAP_TEST);
 	KUNIT_EXPECT_EQ(test, stackinfo_grant(&a.mc.c, a.init, current->mm),
@@ -215,7 +220,10 @@ static void access_proof_other_files(struct kunit *test)
 	access_teardown(&a);
 }
 
-/* The whole query through a proof: mem gives the SP, auxv does not. */
+/*
+ * The whole query through a proof: the VMAs, and no SP from either proof
+ * (this caller has no /proc mount to ask syscall through).
+ */
 static void access_proof_query(struct kunit *test)
 {
 	struct stackinfo_query q = { .size = sizeof(q), .tid = 1 };
@@ -233,7 +241,9 @@ static void access_proof_query(struct kunit *test)
 	stackinfo_caller_put(&a.mc.c);
 	KUNIT_ASSERT_EQ(test, set_proof(test, &a, "/proc/1/mem"), 0);
 	KUNIT_ASSERT_EQ(test, stackinfo_query(&a.mc.c, &q), 0);
-	KUNIT_EXPECT_TRUE(test, q.valid & STACKINFO_VALID_SP_VMA);
+	KUNIT_EXPECT_TRUE(test, q.valid & STACKINFO_VALID_MAIN_VMA);
+	KUNIT_EXPECT_FALSE(test, q.valid & (STACKINFO_VALID_SP |
+					    STACKINFO_VALID_SP_VMA));
 	/* and nothing for kthreadd, which has no mm to match */
 	q.tid = 2;
 	KUNIT_EXPECT_EQ(test, stackinfo_query(&a.mc.c, &q), -EACCES);

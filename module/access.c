@@ -35,13 +35,15 @@
  *    under exec_update_lock before the check, and the number the check
  *    looked up, with what they are under that lock after it
  *    (module/grant.c).
- *  - A proof fd: an fd of /proc/<pid>/mem (opened with PTRACE_MODE_ATTACH)
- *    or of /proc/<pid>/auxv (PTRACE_MODE_READ) whose mm is the thread's mm.
- *    Both opens ran mm_access() and keep that mm in ->private_data; an exec
- *    gives the thread a new mm, which no older fd names. mem grants
- *    everything, auxv everything but the SP. Such an fd works for whoever
- *    holds it, as /proc/<pid>/mem itself does: a capability handed on, for
- *    callers whose own credentials would not pass.
+ *  - A proof fd: an fd of /proc/<pid>/mem or /proc/<pid>/auxv whose mm is
+ *    the thread's mm. Both opens ran mm_access() and keep that mm in
+ *    ->private_data; an exec gives the thread a new mm, which no older fd
+ *    names. mm_access() lets an opener that runs on that mm (a vfork
+ *    child, a CLONE_VM sharer) in without the ptrace check, and the file
+ *    does not say whether its opener was checked: so either proves what
+ *    maps' open would have let its opener see, everything but the SP, for
+ *    whoever holds it (after its opener's exec, or passed over a socket).
+ *    The SP is asked of syscall as the caller, as without a proof.
  *  - Only where the administrator set allow_cap_sys_ptrace=1: a caller with
  *    CAP_SYS_PTRACE in the initial user namespace, now and when it opened
  *    /proc/stackinfo. This bypasses Yama and the LSMs' ptrace hooks (their
@@ -235,11 +237,8 @@ int stackinfo_caller_set_proof(struct stackinfo_caller *c, struct file *proof)
 		fput(proof);
 		return -EOPNOTSUPP;
 	}
-	if (proof->f_op == stackinfo_mem_fops) {
-		mc->proof_grant = STACKINFO_GRANT_ALL;
-	} else if (proof->f_op == stackinfo_auxv_fops) {
-		mc->proof_grant = STACKINFO_GRANT_NO_SP;
-	} else {
+	if (proof->f_op != stackinfo_mem_fops &&
+	    proof->f_op != stackinfo_auxv_fops) {
 		fput(proof);
 		return -EINVAL;
 	}
@@ -330,24 +329,21 @@ enum stackinfo_grant stackinfo_grant(const struct stackinfo_caller *c,
 				     struct mm_struct *mm)
 {
 	const struct stackinfo_module_caller *mc = stackinfo_mc(c);
-	enum stackinfo_grant proof = STACKINFO_GRANT_NONE;
 
 	if (same_thread_group(task, current))
 		return STACKINFO_GRANT_ALL;
-	if (mc->proof && mm && mm == mc->proof_mm) {
-		proof = mc->proof_grant;
-		/*
-		 * mm_access() opens mem for a sharer of the mm (CLONE_VM)
-		 * without the ptrace check, which syscall makes: such a proof
-		 * proves only what maps would.
-		 */
-		if (mm == current->mm)
-			proof = min_t(enum stackinfo_grant, proof,
-				      STACKINFO_GRANT_NO_SP);
-	}
-	if (proof == STACKINFO_GRANT_ALL || stackinfo_cap_sys_ptrace(c))
+	if (stackinfo_cap_sys_ptrace(c))
 		return STACKINFO_GRANT_ALL;
-	return proof;
+	/*
+	 * A proof's open passed mm_access() for @mm: the ptrace check, or
+	 * none for an opener that ran on @mm (a vfork child, a CLONE_VM
+	 * sharer), and the file does not say which. That is what maps'
+	 * open would have let that opener see; never the SP, which the
+	 * kernel shows only to a reader of syscall that passes its check.
+	 */
+	if (mc->proof && mm && mm == mc->proof_mm)
+		return STACKINFO_GRANT_NO_SP;
+	return STACKINFO_GRANT_NONE;
 }
 EXPORT_SYMBOL_IF_KUNIT(stackinfo_grant);
 

@@ -48,7 +48,6 @@ struct stackinfo_module_caller {
 	struct path proc_root; /* c.file's mount's root (pinned by c.file) */
 	struct file *proof; /* a referenced proof fd, or NULL */
 	struct mm_struct *proof_mm; /* its mm (kept by the open file) */
-	enum stackinfo_grant proof_grant;
 	/*
 	 * The kernel's last answer: a batch of one process asks it once
 	 * (grant.c); stackinfo_caller_put() drops it.

@@ -354,7 +354,10 @@ static int recv_fd(int sock)
 /*
  * root opens /proc/<root process>/mem and passes it to a uid-1000 process:
  * the fd works for it as /proc/<pid>/mem itself does (a capability), while
- * the kernel refuses that process the files themselves. Over a unix socket
+ * the kernel refuses that process the files themselves: the VMAs, which
+ * maps' open would have shown the fd's opener, and not the SP, which the
+ * kernel shows only to a reader of syscall it checks then (the file does
+ * not say whether its opener was checked or shared the mm). Over a unix socket
  * (SCM_RIGHTS); where the kernel has no AF_UNIX (our tinyconfig debug
  * kernels), inherited across fork() and a drop to uid 1000 instead.
  */
@@ -391,9 +394,13 @@ static void passed_proof(const struct targets *t)
 		       proc_readable(t->p.root_proc, "maps") ? "refused" : "yes",
 		       proc_readable(t->p.root_proc, "syscall") ? "refused" : "yes",
 		       strerror(-si_module_query_proof(fd, t->p.root_proc, 0, -1, &q)), how,
-		       err ? strerror(-err) : "VMAs+SP");
+		       err ? strerror(-err) : (q.valid & STACKINFO_VALID_SP) ? "VMAs+SP" : "VMAs");
 		err = si_module_query_proof(fd, t->p.root_proc, 0, proof, &q);
-		CHECK(!err && (q.valid & STACKINFO_VALID_SP), "a passed mem fd: %s", strerror(-err));
+		CHECK(!err && (q.valid & STACKINFO_VALID_MAIN_VMA), "a passed mem fd: %s",
+		      strerror(-err));
+		CHECK(!(q.valid & STACKINFO_VALID_SP), "a passed mem fd gives the SP");
+		CHECK(proc_readable(t->p.root_proc, "syscall") == -EACCES,
+		      "the kernel should refuse uid 1000 root's syscall");
 		CHECK(proc_readable(t->p.root_proc, "maps") == -EACCES,
 		      "the kernel should refuse uid 1000 root's maps");
 		/* and it names that process only */

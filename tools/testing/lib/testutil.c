@@ -765,6 +765,24 @@ int t_threads_call(int fd, pid_t pid, struct stackinfo_threads *a,
 	return ioctl(fd, STACKINFO_IOC_QUERY_THREADS, a) ? -errno : 0;
 }
 
+int t_threads_proof(int fd, pid_t pid, int proof, struct stackinfo_query *arr, uint32_t n,
+		    uint32_t *count)
+{
+	struct stackinfo_threads a = {
+		.size = sizeof(a), .pid = (uint32_t)pid, .count = n,
+		.entries = (uint64_t)(uintptr_t)arr, .entry_size = sizeof(*arr),
+	};
+	int err;
+
+	if (proof >= 0) {
+		a.query_flags = STACKINFO_QUERY_PROOF_FD;
+		a.proof_fd = proof;
+	}
+	err = ioctl(fd, STACKINFO_IOC_QUERY_THREADS, &a) ? -errno : 0;
+	*count = a.count;
+	return err;
+}
+
 #if defined(__x86_64__)
 /* Sleep on p->word with the SP at p->sp; nothing touches the stack. */
 static void park(struct t_parked *p)

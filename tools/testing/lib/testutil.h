@@ -231,6 +231,12 @@ char t_proc_state(pid_t pid);
 /* STACKINFO_IOC_QUERY_THREADS on @fd for @pid into @arr of @n: 0 or -errno. */
 int t_threads_call(int fd, pid_t pid, struct stackinfo_threads *a,
 		   struct stackinfo_query *arr, uint32_t n);
+/*
+ * The same with the proof fd @proof (-1: none): 0 or -errno, and the count
+ * the call left into *@count.
+ */
+int t_threads_proof(int fd, pid_t pid, int proof, struct stackinfo_query *arr, uint32_t n,
+		    uint32_t *count);
 
 /* Processes to ask about, children of the caller that die with it. */
 struct t_targets {
