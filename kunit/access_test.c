@@ -98,7 +98,8 @@ static void access_other_capable_refused(struct kunit *test)
 			STACKINFO_GRANT_NONE);
 	/* and no kernel to ask without a /proc mount to ask it through */
 	KUNIT_EXPECT_EQ(test,
-			stackinfo_kernel_grant(&a.mc.c, a.init, false, &nr),
+			stackinfo_kernel_grant(&a.mc.c, a.init, false,
+					       STACKINFO_GRANT_NONE, &nr),
 			-EACCES);
 	access_teardown(&a);
 }
@@ -278,35 +279,49 @@ static struct file *access_proc_caller(struct kunit *test,
  */
 static void access_kernel_check(struct kunit *test)
 {
+	const enum stackinfo_grant none = STACKINFO_GRANT_NONE;
+	const enum stackinfo_grant maps = STACKINFO_GRANT_NO_SP;
 	struct stackinfo_module_caller mc;
 	struct access_ctx a;
-	struct task_struct *kthreadd;
+	struct task_struct *kthd;
 	struct file *f;
 	pid_t nr;
 
 	access_setup(test, &a);
 	f = access_proc_caller(test, &mc.c);
 	stackinfo_allow_cap_sys_ptrace = false;
-	KUNIT_EXPECT_EQ(test, stackinfo_kernel_grant(&mc.c, a.init, true, &nr),
+	KUNIT_EXPECT_EQ(test,
+			stackinfo_kernel_grant(&mc.c, a.init, true, none, &nr),
 			STACKINFO_GRANT_ALL);
 	KUNIT_EXPECT_EQ(test, nr, 1);
-	KUNIT_EXPECT_EQ(test, stackinfo_kernel_grant(&mc.c, a.init, false, &nr),
+	KUNIT_EXPECT_EQ(test,
+			stackinfo_kernel_grant(&mc.c, a.init, false, none, &nr),
 			STACKINFO_GRANT_NO_SP);
+	/* maps' grant had already: syscall alone is asked */
+	KUNIT_EXPECT_EQ(test,
+			stackinfo_kernel_grant(&mc.c, a.init, true, maps, &nr),
+			STACKINFO_GRANT_ALL);
 	rcu_read_lock();
-	kthreadd = get_task_struct(pid_task(find_vpid(2), PIDTYPE_PID));
+	kthd = get_task_struct(pid_task(find_vpid(2), PIDTYPE_PID));
 	rcu_read_unlock();
 	become_uid(test, &a, 1000);
-	KUNIT_EXPECT_EQ(test, stackinfo_kernel_grant(&mc.c, a.init, true, &nr),
-			-EACCES);
-	KUNIT_EXPECT_EQ(test, stackinfo_kernel_grant(&mc.c, a.init, false, &nr),
+	KUNIT_EXPECT_EQ(test,
+			stackinfo_kernel_grant(&mc.c, a.init, true, none, &nr),
 			-EACCES);
 	KUNIT_EXPECT_EQ(test,
-			stackinfo_kernel_grant(&mc.c, kthreadd, true, &nr),
+			stackinfo_kernel_grant(&mc.c, a.init, false, none, &nr),
+			-EACCES);
+	/* syscall refused: what was had, nothing more */
+	KUNIT_EXPECT_EQ(test,
+			stackinfo_kernel_grant(&mc.c, a.init, true, maps, &nr),
+			STACKINFO_GRANT_NO_SP);
+	KUNIT_EXPECT_EQ(test,
+			stackinfo_kernel_grant(&mc.c, kthd, true, none, &nr),
 			-ENOENT);
 	KUNIT_EXPECT_EQ(test,
-			stackinfo_kernel_grant(&mc.c, kthreadd, false, &nr),
+			stackinfo_kernel_grant(&mc.c, kthd, false, none, &nr),
 			-ENOENT);
-	put_task_struct(kthreadd);
+	put_task_struct(kthd);
 	stackinfo_caller_put(&mc.c);
 	filp_close(f, NULL);
 	access_teardown(&a);

@@ -283,11 +283,12 @@ static void signal_query_exec_lock(struct kunit *test)
 static struct sig_call *check_call;
 
 static int ask_kernel_in_lock(const struct stackinfo_caller *c,
-			      struct task_struct *task, bool want_sp, pid_t *nr)
+			      struct task_struct *task, bool want_sp,
+			      enum stackinfo_grant have, pid_t *nr)
 {
 	WRITE_ONCE(check_call->in_check, true);
 	wait_for_completion(&check_call->lock_held);
-	return stackinfo_kernel_grant(c, task, want_sp, nr);
+	return stackinfo_kernel_grant(c, task, want_sp, have, nr);
 }
 
 static long call_query_checked(struct sig_call *s)

@@ -29,7 +29,7 @@
  *    the thread has none (a zombie, an exiting thread, a kernel thread),
  *    so the thread must have an mm before the opens and after them
  *    (stackinfo_kernel_grant()), and a call keeps and reuses only such
- *    an answer (module/grant.c).
+ *    an answer of maps, never one of syscall (module/grant.c).
  *    An exec between that check and the look would put another image
  *    behind the answer: the look compares the task's self_exec_id, read
  *    under exec_update_lock before the check, and the number the check
@@ -440,7 +440,9 @@ static int stackinfo_about_mm(struct task_struct *task, bool had_mm,
  * file): STACKINFO_GRANT_NO_SP when "<tid>/maps" opens on @c's /proc mount,
  * STACKINFO_GRANT_ALL when, @want_sp, "<tid>/syscall" reads too; else the
  * refusal: -EACCES, or -ESRCH where the mount shows no such thread to the
- * caller (also hidepid=invisible), -EINTR on a fatal signal.
+ * caller (also hidepid=invisible), -EINTR on a fatal signal. With @have
+ * STACKINFO_GRANT_NO_SP (the call's memo or a proof gives maps' grant)
+ * only syscall is asked, and a refusal of it is STACKINFO_GRANT_NO_SP.
  *
  * Only an answer about a live mm is a grant. maps opens for anyone when
  * the thread has no mm (mm_access() says -ESRCH, which proc_mem_open()
@@ -460,7 +462,8 @@ static int stackinfo_about_mm(struct task_struct *task, bool had_mm,
  * a thread's number to another task before exec takes that lock).
  */
 int stackinfo_kernel_grant(const struct stackinfo_caller *c,
-			   struct task_struct *task, bool want_sp, pid_t *nr)
+			   struct task_struct *task, bool want_sp,
+			   enum stackinfo_grant have, pid_t *nr)
 {
 	struct file *f;
 	bool had_mm;
@@ -476,10 +479,12 @@ int stackinfo_kernel_grant(const struct stackinfo_caller *c,
 		return -ESRCH;
 	had_mm = stackinfo_has_user_mm(task);
 
-	f = stackinfo_proc_open(c, *nr, "maps", stackinfo_maps_fops);
-	if (IS_ERR(f))
-		return stackinfo_kernel_errno(PTR_ERR(f));
-	fput(f);
+	if (have < STACKINFO_GRANT_NO_SP) {
+		f = stackinfo_proc_open(c, *nr, "maps", stackinfo_maps_fops);
+		if (IS_ERR(f))
+			return stackinfo_kernel_errno(PTR_ERR(f));
+		fput(f);
+	}
 	if (!want_sp)
 		return stackinfo_about_mm(task, had_mm, STACKINFO_GRANT_NO_SP);
 
