@@ -30,17 +30,9 @@ struct access_ctx {
 /* init (pid 1) as the target, a caller through no fd, no shortcut. */
 static void access_setup(struct kunit *test, struct access_ctx *a)
 {
-	struct pid *pid = find_get_pid(1);
-
 	memset(a, 0, sizeof(*a));
 	stackinfo_allow_cap_sys_ptrace = false;
-	a->init = get_pid_task(pid, PIDTYPE_PID);
-	put_pid(pid);
-	KUNIT_ASSERT_NOT_NULL(test, a->init);
-	a->init_mm = get_task_mm(a->init);
-	if (!a->init_mm)
-		put_task_struct(a->init);
-	KUNIT_ASSERT_NOT_NULL(test, a->init_mm);
+	a->init = stackinfo_get_init(test, &a->init_mm);
 	KUNIT_ASSERT_EQ(test, stackinfo_caller_get(&a->mc.c, NULL, false, 0),
 			0);
 }

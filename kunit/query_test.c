@@ -564,6 +564,41 @@ static void query_memo_keeps_maps_not_the_sp(struct kunit *test)
 }
 
 /*
+ * A batch counts its process's threads only while the process runs the
+ * image its check was about (c->image): with another mm there (an exec
+ * since), nothing is counted and nothing referenced.
+ */
+static void query_threads_of_one_image(struct kunit *test)
+{
+	struct stackinfo_module_caller mc;
+	struct task_struct *init, *tasks[1];
+	struct mm_struct *mm;
+	u32 nr = 77;
+
+	init = stackinfo_get_init(test, &mm);
+	KUNIT_ASSERT_EQ(test, stackinfo_caller_get(&mc.c, NULL, false, 0), 0);
+	/* this case's own mm stands for the image an exec left behind */
+	map_at(test, BASE, SZ, PROT_READ, MAP_TEST);
+	mc.c.image = current->mm;
+	KUNIT_EXPECT_EQ(test, stackinfo_threads_get(&mc.c, init, NULL, 0, &nr),
+			-ESTALE);
+	KUNIT_EXPECT_EQ(test, nr, 0);
+	mc.c.image = mm;
+	KUNIT_EXPECT_EQ(test, stackinfo_threads_get(&mc.c, init, NULL, 0, &nr),
+			-ERANGE);
+	KUNIT_EXPECT_EQ(test, nr, 1);
+	KUNIT_EXPECT_EQ(test, stackinfo_threads_get(&mc.c, init, tasks, 1, &nr),
+			0);
+	KUNIT_EXPECT_EQ(test, nr, 1);
+	if (nr == 1)
+		put_task_struct(tasks[0]);
+	mc.c.image = NULL;
+	stackinfo_caller_put(&mc.c);
+	mmput(mm);
+	put_task_struct(init);
+}
+
+/*
  * Every path drops what it took: task and mm references stay balanced.
  * mm_users, not mm_count, which the module never takes (mmgrab()) and the
  * scheduler moves on its own: a CPU that switched from init to a kthread
@@ -573,20 +608,14 @@ static void query_memo_keeps_maps_not_the_sp(struct kunit *test)
  */
 static void query_balances_references(struct kunit *test)
 {
-	struct pid *pid = find_get_pid(1);
-	struct task_struct *init = get_pid_task(pid, PIDTYPE_PID);
 	unsigned int task_refs, mm_users, i;
+	struct task_struct *init;
 	struct stackinfo_query q;
 	struct mm_struct *mm;
 	struct cred *dropped;
 	const struct cred *saved;
 
-	put_pid(pid);
-	KUNIT_ASSERT_NOT_NULL(test, init);
-	mm = get_task_mm(init);
-	if (!mm)
-		put_task_struct(init);
-	KUNIT_ASSERT_NOT_NULL(test, mm);
+	init = stackinfo_get_init(test, &mm);
 	dropped = prepare_creds();
 	KUNIT_ASSERT_NOT_NULL(test, dropped);
 	cap_lower(dropped->cap_effective, CAP_SYS_PTRACE);
@@ -901,6 +930,7 @@ static struct kunit_case stackinfo_query_cases[] = {
 	KUNIT_CASE(query_kernel_thread),
 	KUNIT_CASE(query_check_failure_is_the_answer),
 	KUNIT_CASE(query_memo_keeps_maps_not_the_sp),
+	KUNIT_CASE(query_threads_of_one_image),
 	KUNIT_CASE(query_balances_references),
 	KUNIT_CASE_SLOW(query_rlimit_after_reap),
 	KUNIT_CASE(query_clears_out_fields),

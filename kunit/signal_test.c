@@ -209,15 +209,7 @@ struct sig_target {
 
 static void target_get(struct kunit *test, struct sig_target *tg)
 {
-	struct pid *pid = find_get_pid(1);
-
-	tg->task = get_pid_task(pid, PIDTYPE_PID);
-	put_pid(pid);
-	KUNIT_ASSERT_NOT_NULL(test, tg->task);
-	tg->mm = get_task_mm(tg->task);
-	if (!tg->mm)
-		put_task_struct(tg->task);
-	KUNIT_ASSERT_NOT_NULL(test, tg->mm);
+	tg->task = stackinfo_get_init(test, &tg->mm);
 	tg->mmap_lock = (struct sig_lock){ .mm = tg->mm };
 	tg->exec_lock = (struct sig_lock){
 		.sem = &tg->task->signal->exec_update_lock,

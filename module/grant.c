@@ -245,11 +245,13 @@ static bool stackinfo_still_has(const struct stackinfo_caller *c,
  * exec_update_lock afterwards (and then it is the call's memo of maps for
  * the threads that share its credentials); when it lost either meanwhile
  * (it exited, or exec'd), the next thread with an mm is asked, four times
- * at most (-EAGAIN). Each thread's answer is then granted on its own
- * (stackinfo_query_task()).
+ * at most (-EAGAIN). *@image is then that mm (mmgrab(): the caller
+ * mmdrop()s it), the image the batch counts and answers about; NULL for
+ * the caller's own process. Each thread's answer is then granted on its
+ * own (stackinfo_query_task()).
  */
 int stackinfo_process_grant(const struct stackinfo_caller *c,
-			    struct task_struct *task)
+			    struct task_struct *task, struct mm_struct **image)
 {
 	/* pinned by the reference on @task, as task->signal is */
 	struct rw_semaphore *exec_lock = &task->signal->exec_update_lock;
@@ -263,6 +265,7 @@ int stackinfo_process_grant(const struct stackinfo_caller *c,
 	bool retry;
 	pid_t nr;
 
+	*image = NULL;
 	if (same_thread_group(task, current))
 		return 0;
 	for (tries = 0; tries < STACKINFO_EXEC_TRIES; tries++) {
@@ -296,6 +299,10 @@ int stackinfo_process_grant(const struct stackinfo_caller *c,
 		if (cred)
 			put_cred(cred);
 		cred = NULL;
+		if (err >= 0) {
+			mmgrab(mm);
+			*image = mm;
+		}
 		/* the thread asked about exited, or exec'd: ask the next */
 		retry = with_mm && (err == -ESRCH || err == -EAGAIN);
 		stackinfo_process_look_put(with_mm, mm);
