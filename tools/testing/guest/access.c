@@ -86,6 +86,42 @@ static int kernel_says(enum t_kind kind, int maps, int sys, enum answer *a)
 	return 0;
 }
 
+/*
+ * The batch of @t's process, plainly or with @proof: the single query's
+ * errno (@want), and each thread's entry the SP exactly when the kernel
+ * gives this caller that thread's /proc/<tid>/syscall (everything to the
+ * own process, and where the capability parameter owes it).
+ */
+static void batch_cell(int fd, const char *caller, const char *tname, pid_t t,
+		       enum t_kind kind, int proof, const char *how, int want)
+{
+	struct stackinfo_query arr[16];
+	int err, sys, sp, n;
+	uint32_t i, count;
+
+	err = t_threads_proof(fd, t, proof, arr, 16, &count);
+	CHECK(err == want, "%s -> %s: batch (%s) %s, the kernel says %s", caller, tname, how,
+	      strerror(-err), strerror(-want));
+	if (err) {
+		CHECK(count == 0, "%s -> %s: batch (%s) refused, count %u", caller, tname, how,
+		      count);
+		return;
+	}
+	n = t_task_tids(t, NULL, 0);
+	CHECK(n < 0 || count == (uint32_t)n, "%s -> %s: batch (%s) %u entries, %d threads",
+	      caller, tname, how, count, n);
+	for (i = 0; i < count && i < 16; i++) {
+		sys = proc_readable((pid_t)arr[i].out_tid, "syscall");
+		sp = !!(arr[i].valid & STACKINFO_VALID_SP);
+		printf("cell: %-28s %-22s batch %-4s tid %-6u syscall %-8s | %s\n", caller, tname,
+		       how, arr[i].out_tid, sys ? "refused" : "yes", sp ? "VMAs+SP" : "VMAs");
+		CHECK(sp == (kind == T_OWN || (owed_all && kind == T_PROC) || !sys),
+		      "%s -> %s: batch (%s) entry of tid %u: SP %s, the kernel %s its syscall",
+		      caller, tname, how, arr[i].out_tid, sp ? "given" : "withheld",
+		      sys ? "refuses" : "gives");
+	}
+}
+
 /* One cell, in the caller's context, on the caller's /proc. */
 static void cell(int fd, const char *caller, const char *tname, pid_t t, enum t_kind kind)
 {
@@ -111,8 +147,6 @@ static void cell(int fd, const char *caller, const char *tname, pid_t t, enum t_
 		      q.out_tid);
 	proofed = si_module_query_proof(fd, t, 0, proof, &q);
 	proof_a = answer_of(proofed, &q);
-	if (proof >= 0)
-		close(proof);
 	want = kernel_says(kind, maps, sys, &want_a);
 	/* the parameter bypasses the kernel's check, not the lookup */
 	if (owed_all && kind == T_PROC) {
@@ -127,11 +161,15 @@ static void cell(int fd, const char *caller, const char *tname, pid_t t, enum t_
 	CHECK(plain == want && plain_a == want_a, "%s -> %s: plain %s/%s, the kernel says %s/%s",
 	      caller, tname, strerror(-plain), answer_name[plain_a], strerror(-want),
 	      answer_name[want_a]);
-	/* the caller's own proof: mem means ATTACH passed, which syscall asks */
 	CHECK(proofed == want && proof_a == want_a,
 	      "%s -> %s: with its %s proof %s/%s, the kernel says %s/%s", caller, tname,
 	      proof_kind, strerror(-proofed), answer_name[proof_a], strerror(-want),
 	      answer_name[want_a]);
+	batch_cell(fd, caller, tname, t, kind, -1, "plain", want);
+	if (proof >= 0) {
+		batch_cell(fd, caller, tname, t, kind, proof, proof_kind, want);
+		close(proof);
+	}
 }
 
 struct targets {
@@ -257,14 +295,16 @@ static void tracer_other_child(void *arg)
 /*
  * A tracer (uid 1000) and its tracee (its own child): the tracer gets what
  * the kernel's check gives it, as the tracer's other child, same uid, does;
- * attaching proves nothing by itself.
+ * attaching proves nothing by itself. Then a threaded child of which it
+ * traces one worker: each thread's entry in the batch as the kernel's
+ * syscall of that thread.
  */
 static void tracer(void *arg)
 {
 	const struct targets *t = arg;
 	struct other_child o;
-	pid_t tracee;
-	int fd;
+	pid_t tracee, threaded, tids[3];
+	int fd, status;
 
 	t_become_user(USER_UID);
 	tracee = t_seize_child(t->caller);
@@ -275,8 +315,22 @@ static void tracer(void *arg)
 	o.fd = fd;
 	o.tracee = tracee;
 	t_in_child_arg("the tracer's other child", tracer_other_child, &o);
-	close(fd);
 	t_reap(tracee);
+
+	threaded = t_spawn_threaded(2);
+	CHECK(threaded > 0, "a threaded child");
+	if (threaded > 0 && t_task_tids(threaded, tids, 3) == 3) {
+		CHECK(!ptrace(PTRACE_SEIZE, tids[2], 0, 0), "PTRACE_SEIZE %d: %s", tids[2],
+		      strerror(errno));
+		cell(fd, t->caller, "its child, a worker traced", threaded, T_PROC);
+		/* a traced thread that exits waits for its tracer's wait */
+		CHECK(!ptrace(PTRACE_INTERRUPT, tids[2], 0, 0) &&
+		      waitpid(tids[2], &status, __WALL) == tids[2] &&
+		      !ptrace(PTRACE_DETACH, tids[2], 0, 0), "detach %d: %s", tids[2],
+		      strerror(errno));
+	}
+	close(fd);
+	t_reap(threaded);
 }
 
 static void run_caller(struct targets *t, const char *who, const char *scope,
