@@ -293,11 +293,66 @@ static void tracer_other_child(void *arg)
 }
 
 /*
+ * A process of a leader and two workers (their tids into @tids) whose
+ * second worker the caller traces, and whose ancestor it is not: a child
+ * of the caller's child, seized while it was the caller's descendant,
+ * orphaned then (its parent exits), so that Yama's relational scope sees
+ * no ancestry and only the tracing of that one thread
+ * (ptracer_exception_found()). Its pid, or 0 after a CHECK failure.
+ */
+static pid_t orphaned_threaded(pid_t tids[3])
+{
+	int up[2], down[2], status, seized, i;
+	pid_t middle, p = 0;
+	char c;
+
+	CHECK(!pipe(up) && !pipe(down), "pipe: %s", strerror(errno));
+	fflush(NULL);
+	middle = fork();
+	if (middle == 0) {
+		close(up[0]);
+		close(down[1]);
+		p = fork();
+		if (p == 0) {
+			pthread_t th;
+
+			close(up[1]);
+			close(down[0]);
+			for (i = 0; i < 2; i++)
+				if (pthread_create(&th, NULL, t_pause_forever, NULL))
+					_exit(1);
+			t_pause_forever(NULL);
+		}
+		/* its pid up, then exit once the caller has seized its worker */
+		if (p < 0 || write(up[1], &p, sizeof(p)) != sizeof(p))
+			_exit(1);
+		_exit(read(down[0], &c, 1) == 1 ? 0 : 1);
+	}
+	close(up[1]);
+	close(down[0]);
+	if (middle < 0 || read(up[0], &p, sizeof(p)) != sizeof(p))
+		p = 0;
+	close(up[0]);
+	for (i = 0; p > 0 && i < 5000 && t_task_tids(p, NULL, 0) != 3; i++)
+		usleep(1000);
+	seized = p > 0 && t_task_tids(p, tids, 3) == 3 && !ptrace(PTRACE_SEIZE, tids[2], 0, 0);
+	CHECK(seized, "the orphan %d, its worker seized: %s", (int)p, strerror(errno));
+	/* the middle's exit reparents the orphan before the middle is reaped */
+	CHECK(middle > 0 && write(down[1], "x", 1) == 1 && waitpid(middle, &status, 0) == middle &&
+	      WIFEXITED(status) && !WEXITSTATUS(status), "the orphan's parent");
+	close(down[1]);
+	if (!seized && p > 0)
+		kill(p, SIGKILL);
+	return seized ? p : 0;
+}
+
+/*
  * A tracer (uid 1000) and its tracee (its own child): the tracer gets what
  * the kernel's check gives it, as the tracer's other child, same uid, does;
- * attaching proves nothing by itself. Then a threaded child of which it
- * traces one worker: each thread's entry in the batch as the kernel's
- * syscall of that thread.
+ * attaching proves nothing by itself. Then a threaded process of which it
+ * traces one worker and is no ancestor (orphaned_threaded()): each
+ * thread's entry in the batch as the kernel's syscall of that thread,
+ * which under Yama 1 it gives for the traced worker alone.
  */
 static void tracer(void *arg)
 {
@@ -317,20 +372,18 @@ static void tracer(void *arg)
 	t_in_child_arg("the tracer's other child", tracer_other_child, &o);
 	t_reap(tracee);
 
-	threaded = t_spawn_threaded(2);
-	CHECK(threaded > 0, "a threaded child");
-	if (threaded > 0 && t_task_tids(threaded, tids, 3) == 3) {
-		CHECK(!ptrace(PTRACE_SEIZE, tids[2], 0, 0), "PTRACE_SEIZE %d: %s", tids[2],
-		      strerror(errno));
-		cell(fd, t->caller, "its child, a worker traced", threaded, T_PROC);
+	threaded = orphaned_threaded(tids);
+	if (threaded > 0) {
+		cell(fd, t->caller, "an orphan, a worker traced", threaded, T_PROC);
 		/* a traced thread that exits waits for its tracer's wait */
 		CHECK(!ptrace(PTRACE_INTERRUPT, tids[2], 0, 0) &&
 		      waitpid(tids[2], &status, __WALL) == tids[2] &&
 		      !ptrace(PTRACE_DETACH, tids[2], 0, 0), "detach %d: %s", tids[2],
 		      strerror(errno));
+		/* its parent now is the pid namespace's reaper, which reaps it */
+		kill(threaded, SIGKILL);
 	}
 	close(fd);
-	t_reap(threaded);
 }
 
 static void run_caller(struct targets *t, const char *who, const char *scope,
@@ -453,6 +506,8 @@ static void passed_proof(const struct targets *t)
 		CHECK(!err && (q.valid & STACKINFO_VALID_MAIN_VMA), "a passed mem fd: %s",
 		      strerror(-err));
 		CHECK(!(q.valid & STACKINFO_VALID_SP), "a passed mem fd gives the SP");
+		batch_cell(fd, "uid 1000 + root's mem fd", "root process", t->p.root_proc, T_PROC,
+			   proof, "passed mem fd", 0);
 		CHECK(proc_readable(t->p.root_proc, "syscall") == -EACCES,
 		      "the kernel should refuse uid 1000 root's syscall");
 		CHECK(proc_readable(t->p.root_proc, "maps") == -EACCES,
