@@ -20,8 +20,12 @@
  *    gives the worker the leader's number; Yama 0): the batch's count and
  *    entries are one image's, so no thread of the new image follows the
  *    old leader's entry.
- * Each kind runs until STRADDLES batches were held across its change, at
- * most CAP batches, each said in the log ("batch KIND N: ...").
+ * Each kind runs until STRADDLES batches were held across its change, for
+ * RACE_CAP seconds at most (RACE_CAP_DEBUG on a kernel with lockdep,
+ * KCSAN or kmemleak; STACKINFO_RACE_CAP=SECONDS sets another), each batch
+ * said in the log ("progress: batch KIND N: ...") and the count at the
+ * end ("info: KIND: ..."); every wait in a batch (for its copy's fault,
+ * for its return, for the new image) is bounded by the time left.
  *
  * Roles: the test (root) is the child subreaper that reaps the targets;
  * C, a uid-1000 process (its userfaultfd made while root, so that it
@@ -55,9 +59,8 @@
 #define THREADS (WORKERS + 1)
 #define EXEC_WORKER 1		/* the worker that execs (not the leader) */
 #define STRADDLES 6		/* batches held across the change, per kind */
-#define CAP 18			/* batches tried, per kind */
-#define FAULT_WAIT 20.0		/* s: until the batch's copy faults */
-#define CALL_WAIT 20.0		/* s: until the batch returns once its page came */
+#define RACE_CAP 120.0		/* s: a kind's batches, at most */
+#define RACE_CAP_DEBUG 300.0	/* the same on a kernel that checks every lock */
 #define NEW_IMAGE "/usr/bin/thread-sleeper"
 
 /* what comes with the SP: never without it */
@@ -70,6 +73,42 @@ static const char *const kind_names[NKINDS] = { "dumpable", "ptracer", "tracer",
 static const int kind_scope[NKINDS] = { 0, 1, 1, 0 };
 
 static size_t page;
+
+/* A kind's run: its start and its cap, both t_now() seconds. */
+struct run {
+	double start, cap;
+};
+
+static struct run run;
+
+/* A kernel that checks every lock or access: lockdep, KCSAN, kmemleak. */
+static int debug_kernel(void)
+{
+	return !access("/proc/lockdep", F_OK) || !access("/sys/kernel/debug/kcsan", F_OK) ||
+	       !access("/sys/kernel/debug/kmemleak", F_OK);
+}
+
+static double race_cap(void)
+{
+	const char *env = getenv("STACKINFO_RACE_CAP");
+	char *end;
+	double set;
+
+	if (env && *env) {
+		set = strtod(env, &end);
+		if (!*end && set > 0)
+			return set;
+	}
+	return debug_kernel() ? RACE_CAP_DEBUG : RACE_CAP;
+}
+
+/* Seconds left of the kind's cap (never below one: a last wait). */
+static double time_left(void)
+{
+	double left = run.start + run.cap - t_now();
+
+	return left > 1.0 ? left : 1.0;
+}
 
 /* ---- the target T ---- */
 
@@ -99,6 +138,7 @@ static void *exec_worker(void *arg)
 	if (null >= 0)
 		dup2(null, 1);
 	execl(NEW_IMAGE, "thread-sleeper", "1", (char *)NULL);
+	fprintf(stderr, "the target's worker: exec %s: %s\n", NEW_IMAGE, strerror(errno));
 	_exit(127);
 }
 
@@ -126,12 +166,15 @@ static void target_main(int cmd_fd, int ack_fd)
 			err = prctl(PR_SET_DUMPABLE, 0) ? errno : 0;
 			break;
 		case 'x':
-			err = write(exec_pipe[1], "x", 1) == 1 ? 0 : errno;
+			/* said first: the exec ends this thread (de_thread()) */
+			err = 0;
 			break;
 		default:
 			err = EINVAL;
 		}
 		if (write(ack_fd, &err, sizeof(err)) != sizeof(err))
+			_exit(1);
+		if (c.op == 'x' && write(exec_pipe[1], "x", 1) != 1)
 			_exit(1);
 	}
 	_exit(0);
@@ -177,15 +220,21 @@ static int target_spawn(struct target *t, int uffd)
 	return 0;
 }
 
+/* T's answer to @op: 0, its -errno, or -EPIPE when T is gone (-errno, -EIO). */
 static int target_tell(const struct target *t, char op, pid_t pid)
 {
 	struct cmd c = { op, pid };
+	ssize_t n;
 	int err;
 
-	if (write(t->cmd, &c, sizeof(c)) != sizeof(c) ||
-	    read(t->ack, &err, sizeof(err)) != sizeof(err))
+	if (write(t->cmd, &c, sizeof(c)) != sizeof(c))
+		return -errno;
+	n = read(t->ack, &err, sizeof(err));
+	if (n < 0)
+		return -errno;
+	if (n == 0)
 		return -EPIPE;
-	return -err;
+	return n == sizeof(err) ? -err : -EIO;
 }
 
 static void target_end(struct target *t)
@@ -197,14 +246,14 @@ static void target_end(struct target *t)
 	t->pid = -1;
 }
 
-/* Until /proc/<pid>/exe names the new image: 0 or -ETIMEDOUT. */
+/* Until /proc/<pid>/exe names the new image: 0, or -ETIMEDOUT at the cap. */
 static int wait_new_image(pid_t pid)
 {
 	char path[64], exe[256];
-	int i;
+	double start = t_now(), wait = time_left();
 
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-	for (i = 0; i < 2000; i++) {
+	while (t_now() - start < wait) {
 		ssize_t n = readlink(path, exe, sizeof(exe) - 1);
 
 		if (n > 0) {
@@ -300,11 +349,11 @@ static int uf_setup(struct uf *u)
 	return ioctl(u->fd, UFFDIO_REGISTER, &reg) ? -errno : 0;
 }
 
-/* The page's fault, up to FAULT_WAIT: 0, -ECHILD (the call returned first), -ETIMEDOUT. */
+/* The page's fault, up to the cap: 0, -ECHILD (the call returned first), -ETIMEDOUT. */
 static int uf_fault(const struct uf *u, atomic_int *done)
 {
 	uint64_t addr, flags;
-	int err = t_uffd_fault(u->fd, done, FAULT_WAIT, page, &addr, &flags);
+	int err = t_uffd_fault(u->fd, done, time_left(), page, &addr, &flags);
 
 	if (!err && addr != (uintptr_t)u->page)
 		return -EPROTO;
@@ -408,7 +457,7 @@ static int one_batch(enum kind kind, int n, struct batcher *b, const struct uf *
 	struct target t;
 	char what[64];
 	int err, held = 0, i, want;
-	double start;
+	double start, wait;
 
 	snprintf(what, sizeof(what), "batch %s %d", kind_names[kind], n);
 	err = target_spawn(&t, u->fd);
@@ -439,7 +488,7 @@ static int one_batch(enum kind kind, int n, struct batcher *b, const struct uf *
 		CHECK(err == -ECHILD, "%s: the batch's copy never faulted: %s", what,
 		      strerror(-err));
 	}
-	for (start = t_now(); !atomic_load(&b->done) && t_now() - start < CALL_WAIT;)
+	for (start = t_now(), wait = time_left(); !atomic_load(&b->done) && t_now() - start < wait;)
 		usleep(1000);
 	CHECK(atomic_load(&b->done), "%s: the batch never returned", what);
 	if (!atomic_load(&b->done))
@@ -495,7 +544,7 @@ static void caller(enum kind kind)
 	struct stackinfo_query *arr;
 	struct batcher b = { 0 };
 	struct uf u = { -1, NULL };
-	int err, n, straddled = 0;
+	int err, n = 0, straddled = 0;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	err = uf_setup(&u);
@@ -512,12 +561,14 @@ static void caller(enum kind kind)
 	sem_init(&b.go, 0, 0);
 	if (pthread_create(&b.th, NULL, batcher_main, &b))
 		_exit(1);
-	for (n = 0; n < CAP && straddled < STRADDLES; n++)
-		straddled += one_batch(kind, n, &b, &u);
-	printf("info: %s: %d of %d batches held across the change\n", kind_names[kind], straddled,
-	       n);
-	CHECK(straddled == STRADDLES, "%s: %d batches held across the change in %d", kind_names[kind],
-	      straddled, n);
+	run.cap = race_cap();
+	run.start = t_now();
+	while (straddled < STRADDLES && t_now() - run.start < run.cap)
+		straddled += one_batch(kind, n++, &b, &u);
+	printf("info: %s: %d of %d batches held across the change in %.1f s (cap %.0f s)\n",
+	       kind_names[kind], straddled, n, t_now() - run.start, run.cap);
+	CHECK(straddled >= STRADDLES, "%s: %d batches held across the change (of %d) by the cap, %.0f s",
+	      kind_names[kind], straddled, n, run.cap);
 	b.pid = -1;
 	sem_post(&b.go);
 	pthread_join(b.th, NULL);
