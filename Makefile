@@ -55,13 +55,22 @@ UAPI := include/uapi/linux/stackinfo.h
 # libstackinfo: .so (soname, version script), .a, pkg-config file
 LIB_VERSION := $(shell sed -n 's/^\#define LIBSTACKINFO_VERSION\t*"\(.*\)"/\1/p' tools/lib/libstackinfo.h)
 LIB_SONAME := libstackinfo.so.$(firstword $(subst ., ,$(LIB_VERSION)))
-LIB_NAMES := lib getattr backends maps proc process query text mainstack getstack libc-glibc
+LIB_NAMES := lib getattr backends maps proc process query text mainstack getstack handle \
+	libc-glibc
 # the compat symbols of released versions (tools/lib/abi/): the .so only,
 # a static link has no symbol versions
-LIB_COMPAT := abi-0.1.0 abi-0.2.0
+LIB_COMPAT := abi-0.1.0 abi-0.2.0 abi-names
 LIB_HDRS := tools/lib/libstackinfo.h tools/lib/internal.h tools/lib/compat.h $(UAPI)
 LIB_PIC := $(LIB_NAMES:%=$(B)/lib/pic/%.o)
-LIB_COMPAT_PIC := $(LIB_COMPAT:%=$(B)/lib/pic/%.o)
+# The shared objects' own build of the same sources (the .so, the
+# interposer): glibc's oldest symbol versions bound (tools/lib/glibc-symver.h),
+# and 2.31's homes of those functions named as needed, so that what is
+# built here loads on glibc 2.31 and later (host test glibc_symbols)
+GLIBC_SYMVER := -include tools/lib/glibc-symver.h
+GLIBC_NEEDED := -Wl,--push-state,--no-as-needed -l:libpthread.so.0 -l:libdl.so.2 -Wl,--pop-state
+LIB_SOOBJ := $(LIB_NAMES:%=$(B)/lib/so/%.o)
+LIB_COMPAT_SOOBJ := $(LIB_COMPAT:%=$(B)/lib/so/%.o)
+LIB_A_SO := $(B)/lib/so/libstackinfo-so.a
 LIB_SAN := $(LIB_NAMES:%=$(B)/lib/san/%.o)
 LIB_SO := $(B)/lib/libstackinfo.so.$(LIB_VERSION)
 LIB_A := $(B)/lib/libstackinfo.a
@@ -70,7 +79,8 @@ PRELOAD := $(B)/lib/libstackinfo-preload.so
 LIBS := $(LIB_SO) $(B)/lib/$(LIB_SONAME) $(B)/lib/libstackinfo.so $(LIB_A) $(LIB_A_SAN) \
 	$(PRELOAD) $(B)/lib/libstackinfo.pc
 
-TESTUTIL := tools/testing/lib/testutil.c tools/testing/lib/testutil.h tools/testing/lib/check.h
+TESTUTIL := tools/testing/lib/testutil.c tools/testing/lib/testutil.h tools/testing/lib/check.h \
+	tools/testing/lib/filter.h
 # Guest tests named lib_* test the library: linked against the .so (found
 # through the runpath $ORIGIN/../../lib: build/lib here, /usr/lib in the
 # guest, where vm-run puts it), and once more with
@@ -81,7 +91,8 @@ GUEST_TESTS := $(patsubst tools/testing/guest/%.c,$(B)/guest/tests/%,$(GUEST_SRC
 	$(B)/guest/tests/lib_parity_san $(B)/guest/tests/lib_initial_san \
 	$(B)/guest/tests/lib_fork_san $(B)/guest/tests/lib_api_san $(B)/guest/tests/lib_sched_san \
 	$(B)/guest/tests/lib_batch_san $(B)/guest/tests/lib_fds_san $(B)/guest/tests/lib_errno_san \
-	$(B)/guest/tests/lib_seccomp_san $(B)/guest/tests/lib_getstack_san
+	$(B)/guest/tests/lib_seccomp_san $(B)/guest/tests/lib_getstack_san \
+	$(B)/guest/tests/lib_handle_san
 # The binaries of released versions (tools/testing/abi/release-*.c): each
 # built from its release's recorded headers and linked against a stand-in
 # made from its recorded map (tools/lib/abi/<version>/), so that it needs
@@ -102,7 +113,7 @@ GUEST_TESTS += $(B)/guest/tests/lib_query_sizes
 # library against the kernel alone (/proc/<pid>/maps, RLIMIT_STACK), not
 # against glibc.
 MUSL := build-musl
-MUSL_TESTS := lib_getstack lib_classify lib_batch lib_proc
+MUSL_TESTS := lib_getstack lib_classify lib_batch lib_proc lib_environ
 GUEST_TESTS += $(MUSL_TESTS:lib_%=$(B)/guest/tests/lib_musl_%)
 HOST_SRCS := $(wildcard tools/testing/host/*.c)
 HOST_TESTS := $(patsubst tools/testing/host/%.c,$(B)/host/%,$(HOST_SRCS)) \
@@ -124,7 +135,9 @@ GUEST_FILES := $(B)/guest/run-tests $(B)/guest/splat-patterns $(B)/guest/log-fil
 	$(B)/guest/testlib.sh \
 	$(B)/guest/kmsg-since $(B)/guest/m32/compat_abi $(KSELFTEST) \
 	$(patsubst tools/testing/python/%,$(B)/guest/%,$(wildcard tools/testing/python/*.py)) \
-	$(B)/guest/guest-plan $(B)/guest/plan.sh
+	$(B)/guest/guest-plan $(B)/guest/plan.sh $(B)/guest/libstackinfo.3 \
+	$(patsubst tools/lib/abi/0.2.0/python/%,$(B)/guest/abi-0.2.0/%,\
+		$(wildcard tools/lib/abi/0.2.0/python/stackinfo/*.py))
 
 .PHONY: all module tools check demo bench cost deps clean help prune guest-tests install uninstall \
 	tools-arm64 arm64-cross check-arm64 check-extra tools-musl \
@@ -197,7 +210,7 @@ ARM64_TOOLS = $(filter-out $(LIB_A_SAN),$(LIBS)) $(filter-out $(B)/bin/stackinfo
 	$(filter-out $(B)/guest/m32/compat_abi $(KSELFTEST),$(GUEST_FILES))
 tools-arm64:
 	@scripts/deps.sh arm64
-	$(MAKE) B=build-arm64 CC='$(ARM64_CC)' AR=llvm-ar NM=llvm-nm arm64-cross
+	$(MAKE) B=build-arm64 CC='$(ARM64_CC)' AR=llvm-ar NM=llvm-nm GLIBC_NEEDED= arm64-cross
 
 arm64-cross: $(ARM64_TOOLS) | prune
 
@@ -261,6 +274,10 @@ $(B)/lib/pic/%.o: tools/lib/%.c $(LIB_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
 
+$(B)/lib/so/%.o: tools/lib/%.c $(LIB_HDRS) tools/lib/glibc-symver.h
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(GLIBC_SYMVER) -fPIC -fvisibility=hidden -c -o $@ $<
+
 $(B)/lib/san/%.o: tools/lib/%.c $(LIB_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(SAN_CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
@@ -269,10 +286,10 @@ $(B)/lib/san/%.o: tools/lib/%.c $(LIB_HDRS)
 # that the header's LIBSTACKINFO_VERSION names, and every released
 # version's recorded symbol@node still there (docs/abi.md).
 ABI_RECORDS := $(wildcard tools/lib/abi/*/symbols tools/lib/abi/*/libstackinfo.map)
-$(LIB_SO): $(LIB_PIC) $(LIB_COMPAT_PIC) tools/lib/libstackinfo.map scripts/check-symbols.sh \
+$(LIB_SO): $(LIB_SOOBJ) $(LIB_COMPAT_SOOBJ) tools/lib/libstackinfo.map scripts/check-symbols.sh \
 		$(ABI_RECORDS)
 	$(CC) -shared -Wl,-soname,$(LIB_SONAME) -Wl,--version-script=tools/lib/libstackinfo.map \
-		-Wl,-z,defs -o $@ $(LIB_PIC) $(LIB_COMPAT_PIC) $(LDLIBS)
+		-Wl,-z,defs -o $@ $(LIB_SOOBJ) $(LIB_COMPAT_SOOBJ) $(LDLIBS) $(GLIBC_NEEDED)
 	NM=$(NM) scripts/check-symbols.sh $@ tools/lib/libstackinfo.map $(LIB_VERSION) tools/lib/abi
 
 $(B)/lib/$(LIB_SONAME) $(B)/lib/libstackinfo.so: $(LIB_SO)
@@ -282,14 +299,19 @@ $(LIB_A): $(LIB_PIC)
 	rm -f $@
 	$(AR) rcs $@ $^
 
+$(LIB_A_SO): $(LIB_SOOBJ)
+	rm -f $@
+	$(AR) rcs $@ $^
+
 $(LIB_A_SAN): $(LIB_SAN)
 	rm -f $@
 	$(AR) rcs $@ $^
 
-$(PRELOAD): tools/preload/preload.c tools/preload/preload.map $(LIB_A) $(LIB_HDRS)
-	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -shared \
-		-Wl,--version-script=tools/preload/preload.map -Wl,-z,defs \
-		-o $@ $< $(LIB_A) $(LDLIBS)
+$(PRELOAD): tools/preload/preload.c tools/preload/preload.map $(LIB_A_SO) $(LIB_HDRS) \
+		tools/lib/glibc-symver.h
+	$(CC) $(ALL_CFLAGS) $(GLIBC_SYMVER) -DSI_DEFINES_PTHREAD_GETATTR_NP -fPIC \
+		-fvisibility=hidden -shared -Wl,--version-script=tools/preload/preload.map -Wl,-z,defs \
+		-o $@ $< $(LIB_A_SO) $(LDLIBS) $(GLIBC_NEEDED)
 
 $(B)/lib/libstackinfo.pc: tools/lib/libstackinfo.pc.in tools/lib/libstackinfo.h
 	sed -e 's|@PREFIX@|/usr/local|' -e 's|@LIBDIR@|$${prefix}/lib|' \
@@ -369,10 +391,16 @@ $(B)/guest/tests/lib_query_sizes: tools/testing/host/lib_query_sizes.c $(TESTUTI
 $(B)/guest/tests/lib_abi_%: tools/testing/abi/release-%.c tools/testing/abi/release.h \
 		tools/testing/lib/check.h \
 		tools/lib/abi/%/include/libstackinfo.h tools/lib/abi/%/include/linux/stackinfo.h \
-		$(B)/abi/%/$(LIB_SONAME) $(LIB_SO) $(B)/lib/$(LIB_SONAME)
+		$(B)/abi/%/$(LIB_SONAME) $(B)/abi/%/names.h $(LIB_SO) $(B)/lib/$(LIB_SONAME)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(CFLAGS) -Itools/lib/abi/$*/include -Itools/testing/lib -o $@ $< \
-		-Wl,-rpath,'$$ORIGIN/../../lib' $(B)/abi/$*/$(LIB_SONAME) $(LDLIBS)
+	$(CC) $(WARN) $(CFLAGS) -Itools/lib/abi/$*/include -I$(B)/abi/$* -Itools/testing/lib \
+		-o $@ $< -Wl,-rpath,'$$ORIGIN/../../lib' $(B)/abi/$*/$(LIB_SONAME) $(LDLIBS) -ldl
+
+# the names a release exported (R_NAME("symbol") lines), which its binary
+# looks up without a version
+$(B)/abi/%/names.h: tools/lib/abi/%/symbols
+	@mkdir -p $(@D)
+	sed 's/@.*//; s/.*/R_NAME("&")/' $< >$@
 
 # a library with release <version>'s symbol versions, each function a stand-in
 $(B)/abi/%/$(LIB_SONAME): tools/lib/abi/%/libstackinfo.map tools/testing/abi/stand-in.sh
@@ -439,6 +467,17 @@ $(B)/guest/plan.sh: tools/testing/lib/plan.sh
 # the Python tests: the bindings' (run by lib_python in the guest, on the
 # host by python_bindings) and the CLIs' (cli_parity, guest and host)
 $(B)/guest/%.py: tools/testing/python/%.py
+	@mkdir -p $(@D)
+	install -m 644 $< $@
+
+# libstackinfo(3), whose SYSTEM CALLS table lib_syscalls holds the library to
+$(B)/guest/libstackinfo.3: man/libstackinfo.3
+	@mkdir -p $(@D)
+	install -m 644 $< $@
+
+# the recorded Python package of 0.2.0, which lib_python holds against this
+# library (release_0_2_0_test.py)
+$(B)/guest/abi-0.2.0/%.py: tools/lib/abi/0.2.0/python/%.py
 	@mkdir -p $(@D)
 	install -m 644 $< $@
 

@@ -7,6 +7,8 @@
 #   symbols            its exports, symbol@@node (default) or symbol@node
 #   libstackinfo.map   the version script it was linked with
 #   include/           its public headers (libstackinfo.h, linux/stackinfo.h)
+#   python/stackinfo/  its Python package, which a later library must still
+#                      serve (lib_python, python_bindings)
 # The library is built in a scratch clone of this repository, never in the
 # tree, with the Makefile's default flags (-O2 -g: abidw needs DWARF). COMMIT
 # must say LIBSTACKINFO_VERSION VERSION. An existing record is refused: a
@@ -17,7 +19,7 @@ set -euo pipefail
 version=$1 commit=$2
 top=$(cd "$(dirname "$0")/.." && pwd)
 dest=$top/tools/lib/abi/$version
-for f in libstackinfo.abi symbols libstackinfo.map include; do
+for f in libstackinfo.abi symbols libstackinfo.map include python; do
 	[ ! -e "$dest/$f" ] || { echo "abi-record: $dest/$f exists" >&2; exit 1; }
 done
 "$top/scripts/deps.sh" abi base >/dev/null
@@ -40,4 +42,8 @@ nm -D --defined-only "$tmp/src/$so" | awk '$2 ~ /^[TDBRVW]$/ { print $3 }' | sor
 git -C "$tmp/src" show "$commit:tools/lib/libstackinfo.map" >"$dest/libstackinfo.map"
 git -C "$tmp/src" show "$commit:tools/lib/libstackinfo.h" >"$dest/include/libstackinfo.h"
 git -C "$tmp/src" show "$commit:include/uapi/linux/stackinfo.h" >"$dest/include/linux/stackinfo.h"
+mkdir -p "$dest/python/stackinfo"
+for f in $(git -C "$tmp/src" ls-tree --name-only "$commit" python/stackinfo/); do
+	git -C "$tmp/src" show "$commit:$f" >"$dest/$f"
+done
 echo "abi-record: libstackinfo $version ($commit) in ${dest#"$top"/}"

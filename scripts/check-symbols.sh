@@ -15,7 +15,10 @@
 #    not, unless a later release recorded it there and LIB exports it as a
 #    non-default (compat) version: a binary linked against it would pass
 #    the loader's version check on the first release and fail at the call;
-#  - a record's map and its symbols disagree.
+#  - a record's map and its symbols disagree;
+#  - a name some release exported has no default version (symbol@@node):
+#    dlsym() and the bindings that look a symbol up by name alone (ctypes,
+#    purego, libloading) find only a default version, never a compat one.
 # The newest node, until its release is recorded, is open for additions.
 set -euo pipefail
 so=$1 map=$2 version=$3 abi=${4:-}
@@ -83,4 +86,10 @@ while IFS= read -r s; do
 		say "$sym@@$n: added to release $r's node by $late, so only a compat (non-default) version may stay there"
 	fi
 done <<<"$exports"
+names=$(for r in $releases; do sed 's/@.*//' "$abi/$r/symbols"; done | sort -u)
+while IFS= read -r sym; do
+	[ -n "$sym" ] || continue
+	grep -qE "^$sym@@" <<<"$exports" ||
+		say "$sym: a release exported it, and it has no default version: a lookup by name alone (dlsym(), ctypes) finds nothing"
+done <<<"$names"
 exit $fail

@@ -65,6 +65,7 @@ enum method {
 	M_NULL, M_IOCTL_REJECT, M_GLIBC_MAIN, M_GLIBC_OTHER, M_LIB_MODULE,
 	M_LIB_PROCMAP, M_LIB_MAPS, M_IOCTL_SELF, M_IOCTL_OTHER, M_PROC_READ,
 	M_TRACER_MAPS, M_INTERPOSED_MAIN, M_INTERPOSED_OTHER, M_IOCTL_DEVNULL,
+	M_LIB_SELF, M_LIB_HANDLE,
 	M_NR
 };
 
@@ -74,11 +75,13 @@ static const char *const names[M_NR] = {
 	"ioctl self", "ioctl other thread", "read /proc/stackinfo",
 	"tracer: parse maps", "interposed getattr main",
 	"interposed getattr other", "ioctl on /dev/null (floor)",
+	"lib query self, module", "lib handle query, module",
 };
 static const char *const keys[M_NR] = {
 	"null", "ioctl_reject", "glibc_main", "glibc_other", "lib_module",
 	"lib_procmap", "lib_maps", "ioctl_self", "ioctl_other", "proc_read",
 	"tracer_maps", "interposed_main", "interposed_other", "ioctl_devnull",
+	"lib_self", "lib_handle",
 };
 
 static int fd = -1, devnull = -1, rounds = 5;
@@ -168,6 +171,27 @@ static int tracer_maps(void)
 	return n < 0 ? -1 : 0;
 }
 
+/*
+ * stackinfo_query_thread(0), and the same through a handle (opened at the
+ * first call, on the module: the backend it is asked on)
+ */
+static int lib_self(void)
+{
+	struct stackinfo_query q;
+
+	return stackinfo_query_thread(0, 0, &q);
+}
+
+static int lib_handle(void)
+{
+	static struct stackinfo_handle *h;
+	struct stackinfo_query q;
+
+	if (!h && stackinfo_handle_open(0, &h))
+		return -1;
+	return stackinfo_handle_query(h, 0, 0, &q);
+}
+
 static int call(enum method m)
 {
 	switch (m) {
@@ -195,6 +219,10 @@ static int call(enum method m)
 		return tracer_maps();
 	case M_IOCTL_DEVNULL:
 		return ioctl_devnull();
+	case M_LIB_SELF:
+		return lib_self();
+	case M_LIB_HANDLE:
+		return lib_handle();
 	default:
 		return -1;
 	}
@@ -381,6 +409,8 @@ static void run_config(const char *self, long maps, long shm, int churn_on)
 		[M_LIB_MODULE] = STACKINFO_BACKEND_MODULE,
 		[M_LIB_PROCMAP] = STACKINFO_BACKEND_PROCMAP_QUERY,
 		[M_LIB_MAPS] = STACKINFO_BACKEND_MAPS,
+		[M_LIB_SELF] = STACKINFO_BACKEND_MODULE,
+		[M_LIB_HANDLE] = STACKINFO_BACKEND_MODULE,
 	};
 	pthread_t churner;
 	struct stackinfo_query q;
@@ -396,6 +426,8 @@ static void run_config(const char *self, long maps, long shm, int churn_on)
 		case M_LIB_MODULE:
 		case M_LIB_PROCMAP:
 		case M_LIB_MAPS:
+		case M_LIB_SELF:
+		case M_LIB_HANDLE:
 			if (!stackinfo_set_backend(backend_of[m]))
 				result[m] = measure(m);
 			break;
@@ -595,6 +627,8 @@ static const struct ratio_method ratio_methods[] = {
 	{ M_IOCTL_OTHER, "ioctl_other", "ioctl other thread", 0 },
 	{ M_PROC_READ, "proc_read", "read /proc/stackinfo", 0 },
 	{ M_LIB_MODULE, "lib_module", "lib module", 0 },
+	{ M_LIB_SELF, "lib_self", "lib query self, module", 0 },
+	{ M_LIB_HANDLE, "lib_handle", "lib handle query, module", 0 },
 	{ M_LIB_PROCMAP, "lib_procmap", "lib procmap_query", 0 },
 	{ M_LIB_MAPS, "lib_maps", "lib maps", 0 },
 	{ M_GLIBC_MAIN, "glibc_main", "glibc getattr main", 0 },
@@ -606,6 +640,8 @@ static int ratio_backend(enum method m)
 {
 	switch (m) {
 	case M_LIB_MODULE:
+	case M_LIB_SELF:
+	case M_LIB_HANDLE:
 		return stackinfo_set_backend(STACKINFO_BACKEND_MODULE);
 	case M_LIB_PROCMAP:
 		return stackinfo_set_backend(STACKINFO_BACKEND_PROCMAP_QUERY);

@@ -26,6 +26,7 @@
  * as its cost (an interrupt makes a region's count unique).
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -53,7 +54,10 @@ enum {
 	T_LOOP = 1, T_GETPPID, T_FLOOR, T_SELF, T_OTHER, T_BATCH, T_INTREE_READ,
 	T_INTREE_IOCTL, T_PMQ, T_LIB_MODULE, T_GLIBC_0, T_GLIBC_3000,
 	T_GLIBC_60000, T_SELF_3000, T_SELF_60000, T_SELF_CHURN,
-	T_GETPPID_CHURN, T_SELF_THREADED, T_BATCH_OTHER, T_BATCH_OTHER_NOSP,
+	T_GETPPID_CHURN, T_SELF_THREADED, T_TEXT_KEPT, T_TEXT_OPEN, T_LIB_SELF,
+	T_LIB_HANDLE, T_INTERPOSED, T_GLIBC_OTHER, T_LIB_SELF_PMQ, T_LIB_HANDLE_PMQ,
+	T_INTERPOSED_PMQ, T_INTERPOSED_MAPS, T_BATCH_OTHER,
+	T_BATCH_OTHER_NOSP,
 };
 
 static int fd = -1, intree_fd = -1;
@@ -214,6 +218,70 @@ static int glibc_main(void)
 	return 0;
 }
 
+/* ---- what users call: the text, the library, the interposer ---- */
+
+static struct stackinfo_handle *handle;
+static int (*interposed_getattr)(pthread_t, pthread_attr_t *);
+static pthread_t other_thread;
+
+/* the module's text on a kept fd, read again from its start */
+static int text_kept(void)
+{
+	char buf[1024];
+
+	return pread(fd, buf, sizeof(buf), 0) > 0 ? 0 : -1;
+}
+
+/* the module's text as a program that wants it once reads it */
+static int text_open_read_close(void)
+{
+	char buf[1024];
+	int f = open("/proc/stackinfo", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (f < 0)
+		return -1;
+	n = read(f, buf, sizeof(buf));
+	close(f);
+	return n > 0 ? 0 : -1;
+}
+
+static int lib_self(void)
+{
+	struct stackinfo_query q;
+
+	return stackinfo_query_thread(0, 0, &q);
+}
+
+static int lib_handle(void)
+{
+	struct stackinfo_query q;
+
+	return stackinfo_handle_query(handle, 0, 0, &q);
+}
+
+/* pthread_getattr_np() as a program under the interposer calls it */
+static int interposed_main(void)
+{
+	pthread_attr_t attr;
+
+	if (interposed_getattr(main_thread, &attr))
+		return -1;
+	pthread_attr_destroy(&attr);
+	return 0;
+}
+
+/* glibc's own call about a thread of pthread_create(): no maps read */
+static int glibc_other(void)
+{
+	pthread_attr_t attr;
+
+	if (pthread_getattr_np(other_thread, &attr))
+		return -1;
+	pthread_attr_destroy(&attr);
+	return 0;
+}
+
 /*
  * CALLS marked calls of @fn under @tag, after WARM unmarked ones. The
  * markers hug the call: what lies between them is @fn's own work.
@@ -242,7 +310,10 @@ static void row(int tag, const char *name, int (*fn)(void), int calls,
 		CASE(T_INTREE_IOCTL); CASE(T_PMQ); CASE(T_LIB_MODULE);
 		CASE(T_GLIBC_0); CASE(T_GLIBC_3000); CASE(T_GLIBC_60000);
 		CASE(T_SELF_3000); CASE(T_SELF_60000); CASE(T_SELF_CHURN);
-		CASE(T_GETPPID_CHURN); CASE(T_SELF_THREADED);
+		CASE(T_GETPPID_CHURN); CASE(T_SELF_THREADED); CASE(T_TEXT_KEPT);
+		CASE(T_TEXT_OPEN); CASE(T_LIB_SELF); CASE(T_LIB_HANDLE);
+		CASE(T_INTERPOSED); CASE(T_GLIBC_OTHER); CASE(T_LIB_SELF_PMQ);
+		CASE(T_LIB_HANDLE_PMQ); CASE(T_INTERPOSED_PMQ); CASE(T_INTERPOSED_MAPS);
 		CASE(T_BATCH_OTHER); CASE(T_BATCH_OTHER_NOSP);
 #undef CASE
 		default:
@@ -445,6 +516,84 @@ static void skip(const char *name, const char *why)
 	printf("cost-skip %s %s\n", name, why);
 }
 
+static void *parked(void *arg)
+{
+	(void)arg;
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/*
+ * The interposer's main-thread answer on @backend (its third call on: the
+ * library's own), in a child that loads it afresh, so that its first call
+ * chooses that backend: one row, @tag.
+ */
+static void interposed_row(int tag, const char *name, const char *backend, int calls)
+{
+	int status;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (!pid) {
+		void *preload;
+
+		setenv("STACKINFO_BACKEND", backend, 1);
+		preload = dlopen("/usr/lib/libstackinfo-preload.so", RTLD_NOW | RTLD_LOCAL);
+		interposed_getattr = preload ? dlsym(preload, "pthread_getattr_np") : NULL;
+		if (!interposed_getattr)
+			die("the interposer");
+		main_thread = pthread_self();
+		row(tag, name, interposed_main, calls, 1);
+		_exit(0);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		die(name);
+}
+
+/*
+ * What users call, on the module: its text on a kept fd and opened for
+ * one read, the library's self query without a handle and through one,
+ * the interposer's main-thread answer, and glibc's own call about another
+ * thread, the interposer's reference. Then, but in --check, the library's
+ * on PROCMAP_QUERY, and the interposer on it and on the maps parse. The
+ * process has had other threads by then: the interposer's PROCMAP_QUERY
+ * backend reads maps (libstackinfo(3), SYSTEM CALLS).
+ */
+static void user_rows(bool check)
+{
+	start_on_cpu1(&other_thread, parked, NULL);
+	row(T_TEXT_KEPT, "text_read", text_kept, 32, 1);
+	row(T_TEXT_OPEN, "text_open_read_close", text_open_read_close, 32, 1);
+	if (stackinfo_set_backend(STACKINFO_BACKEND_MODULE))
+		die("the module backend");
+	row(T_LIB_SELF, "lib_self", lib_self, 32, 1);
+	if (stackinfo_handle_open(0, &handle))
+		die("stackinfo_handle_open");
+	row(T_LIB_HANDLE, "lib_handle", lib_handle, 32, 1);
+	stackinfo_handle_close(handle);
+	interposed_row(T_INTERPOSED, "interposed_main", "module", 32);
+	row(T_GLIBC_OTHER, "glibc_other", glibc_other, 32, 1);
+	if (check)
+		return;
+	if (!stackinfo_set_backend(STACKINFO_BACKEND_PROCMAP_QUERY)) {
+		row(T_LIB_SELF_PMQ, "lib_self_pmq", lib_self, 32, 1);
+		if (stackinfo_handle_open(0, &handle))
+			die("stackinfo_handle_open");
+		row(T_LIB_HANDLE_PMQ, "lib_handle_pmq", lib_handle, 32, 1);
+		stackinfo_handle_close(handle);
+		interposed_row(T_INTERPOSED_PMQ, "interposed_main_pmq", "procmap_query", 32);
+	} else {
+		skip("lib_self_pmq", "no PROCMAP_QUERY (6.11+)");
+		skip("lib_handle_pmq", "no PROCMAP_QUERY (6.11+)");
+		skip("interposed_main_pmq", "no PROCMAP_QUERY (6.11+)");
+	}
+	interposed_row(T_INTERPOSED_MAPS, "interposed_main_maps", "maps", 8);
+	stackinfo_set_backend(STACKINFO_BACKEND_MODULE);
+}
+
 int main(int argc, char **argv)
 {
 	bool check = argc > 1 && !strcmp(argv[1], "--check");
@@ -523,6 +672,8 @@ int main(int argc, char **argv)
 		churn_stop = true;
 		pthread_join(churn, NULL);
 	}
+	/* its parked thread would be one more in the batch's count: after it */
+	user_rows(check);
 	mappings_to(base, 3000);
 	row(T_SELF_3000, "self_ioctl_3000", self_ioctl, 32, 1);
 	if (!check)

@@ -73,15 +73,15 @@ int si_procmap_covering(int fd, uint64_t addr, bool or_next, uint64_t *start,
 }
 
 /*
- * The end of the highest VMA below @below: 1 found, 0 none, or -errno.
+ * The end of the highest VMA in [@lo, @below): 1 found, 0 none, or -errno.
  * PROCMAP_QUERY only looks upward, so: one call for the adjacent case, else
  * a binary search for the last VMA starting below @below, O(log of the
- * address space) calls.
+ * range) calls.
  */
-static int procmap_prev_end(int fd, uint64_t below, uint64_t *prev_end,
+static int procmap_prev_end(int fd, uint64_t lo, uint64_t below, uint64_t *prev_end,
 			    uint64_t *prev_start, uint64_t *prev_flags)
 {
-	uint64_t lo = 0, hi = below, s = 0, e = 0, f = 0;
+	uint64_t hi = below, s = 0, e = 0, f = 0;
 	int found = 0, err;
 
 	if (below && !si_procmap_covering(fd, below - 1, false, &s, &e, &f)) {
@@ -89,6 +89,17 @@ static int procmap_prev_end(int fd, uint64_t below, uint64_t *prev_end,
 		*prev_end = e;
 		*prev_flags = f;
 		return 1;
+	}
+	/*
+	 * Where [@lo, @below) holds no VMA, one call says so; the search
+	 * that follows would find none, but in some 50 calls
+	 */
+	if (lo) {
+		err = si_procmap_covering(fd, lo, true, &s, &e, &f);
+		if (err == -ENOENT || (!err && s >= below))
+			return 0;
+		if (err)
+			return err;
 	}
 	while (lo < hi) {
 		uint64_t mid = lo + (hi - lo) / 2;
@@ -113,12 +124,16 @@ int si_procmap_prev_end(int fd, uint64_t below, uint64_t *prev_end)
 {
 	uint64_t s, f;
 
-	return procmap_prev_end(fd, below, prev_end, &s, &f);
+	return procmap_prev_end(fd, 0, below, prev_end, &s, &f);
 }
 
-static int procmap_lookup(int fd, struct si_lookup *l)
+/*
+ * @l's VMA and, unless @l->skip_prev, the one below it; with @reach (0:
+ * none), only one that ends within @reach below the VMA's end.
+ */
+static int procmap_lookup(int fd, struct si_lookup *l, uint64_t reach)
 {
-	uint64_t ps = 0, pe = 0, pf = 0;
+	uint64_t ps = 0, pe = 0, pf = 0, floor = 0;
 	int err;
 
 	err = si_procmap_covering(fd, l->addr, false, &l->start, &l->end,
@@ -130,7 +145,12 @@ static int procmap_lookup(int fd, struct si_lookup *l)
 	l->found = true;
 	if (l->skip_prev)
 		return 0;
-	err = procmap_prev_end(fd, l->start, &pe, &ps, &pf);
+	if (reach && reach < l->end) {
+		floor = l->end - reach;
+		if (floor >= l->start)
+			return 0;	/* none can be in reach */
+	}
+	err = procmap_prev_end(fd, floor, l->start, &pe, &ps, &pf);
 	if (err < 0)
 		return err;
 	if (err) {
@@ -203,34 +223,6 @@ static uint64_t put_lookup(const struct si_lookup *l, __u64 *start, __u64 *end,
 	return vma_bit | (l->has_prev ? prev_bit : 0);
 }
 
-/*
- * This process's start_stack: set by the exec that made this image and
- * fixed until the next one, which takes this memory with it, so read once
- * and kept, whatever process runs the image now (a fork()'s or _Fork()'s
- * child, a clone, a PID 1 of a new namespace: all have the same).
- */
-static int self_start_stack(uint64_t *start_stack)
-{
-	static bool known;
-	static uint64_t cached;
-	int dir, err;
-
-	if (__atomic_load_n(&known, __ATOMIC_ACQUIRE)) {
-		*start_stack = __atomic_load_n(&cached, __ATOMIC_RELAXED);
-		return 0;
-	}
-	dir = open("/proc/self", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dir < 0)
-		return -errno;
-	err = si_proc_start_stack(dir, start_stack);
-	close(dir);
-	if (!err) {
-		__atomic_store_n(&cached, *start_stack, __ATOMIC_RELAXED);
-		__atomic_store_n(&known, true, __ATOMIC_RELEASE);
-	}
-	return err;
-}
-
 static uint64_t rlim_u64(rlim_t v)
 {
 	return v == RLIM_INFINITY ? STACKINFO_RLIM_INFINITY : v;
@@ -293,7 +285,7 @@ static int fallback_query(int backend, pid_t tid, uint64_t flags, int maps_fd,
 	if (err)
 		return err;
 	/* the process's own files for the caller's threads: no /proc/<tid> */
-	err = t->own ? self_start_stack(&main_l.addr) :
+	err = t->own ? si_self_start_stack(&main_l.addr) :
 		       si_proc_start_stack(t->dir, &main_l.addr);
 	if (err)
 		return err;
@@ -307,14 +299,50 @@ static int fallback_query(int backend, pid_t tid, uint64_t flags, int maps_fd,
 	}
 	sp_l.addr = sp;
 
+	/* a kept maps is this process's: for its own threads only */
+	if (!t->own)
+		maps_fd = -1;
 	fd = maps_fd >= 0 ? maps_fd : t->own ? si_open_maps(0) : si_open_maps_at(t->dir);
 	if (fd < 0)
 		return fd;
+	/* the text of a kept maps is read again from its start */
+	if (fd == maps_fd && backend == STACKINFO_BACKEND_MAPS && lseek(fd, 0, SEEK_SET))
+		return -errno;
 
+	if (t->own && !prlimit(0, RLIMIT_STACK, NULL, &rl)) {
+		q->rlim_stack_cur = rlim_u64(rl.rlim_cur);
+		q->rlim_stack_max = rlim_u64(rl.rlim_max);
+		q->valid |= STACKINFO_VALID_RLIMIT;
+	} else if (!t->own && !si_proc_stack_limit(t->dir, &cur, &max)) {
+		q->rlim_stack_cur = cur;
+		q->rlim_stack_max = max;
+		q->valid |= STACKINFO_VALID_RLIMIT;
+	}
 	if (backend == STACKINFO_BACKEND_PROCMAP_QUERY) {
-		err = procmap_lookup(fd, &main_l);
-		if (!err && sp_l.want)
-			err = procmap_lookup(fd, &sp_l);
+		/*
+		 * The VMA below the main stack where it ends within
+		 * RLIMIT_STACK of the top, the only place it limits the stack
+		 * (glibc's answer, the kernel's growth): one call finds that
+		 * none does, and no search is made (libstackinfo(3))
+		 */
+		err = procmap_lookup(fd, &main_l,
+				     (q->valid & STACKINFO_VALID_RLIMIT) &&
+				     q->rlim_stack_cur != STACKINFO_RLIM_INFINITY ?
+				     q->rlim_stack_cur : 0);
+		/* the SP on the main stack: the lookup just made */
+		if (!err && sp_l.want && main_l.found && sp >= main_l.start && sp < main_l.end) {
+			sp_l.found = true;
+			sp_l.start = main_l.start;
+			sp_l.end = main_l.end;
+			sp_l.flags = main_l.flags;
+			sp_l.has_prev = main_l.has_prev;
+			sp_l.prev_end = main_l.prev_end;
+			sp_l.has_guard = main_l.has_guard;
+			sp_l.guard_start = main_l.guard_start;
+			sp_l.guard_end = main_l.guard_end;
+		} else if (!err && sp_l.want) {
+			err = procmap_lookup(fd, &sp_l, 0);
+		}
 	} else {
 		struct maps_ctx c = { .l = { &main_l, &sp_l } };
 
@@ -326,15 +354,6 @@ static int fallback_query(int backend, pid_t tid, uint64_t flags, int maps_fd,
 	if (err)
 		return err;
 
-	if (t->own && !prlimit(0, RLIMIT_STACK, NULL, &rl)) {
-		q->rlim_stack_cur = rlim_u64(rl.rlim_cur);
-		q->rlim_stack_max = rlim_u64(rl.rlim_max);
-		q->valid |= STACKINFO_VALID_RLIMIT;
-	} else if (!t->own && !si_proc_stack_limit(t->dir, &cur, &max)) {
-		q->rlim_stack_cur = cur;
-		q->rlim_stack_max = max;
-		q->valid |= STACKINFO_VALID_RLIMIT;
-	}
 	/* still the thread we started with, alive through every read */
 	if (t->dir >= 0 && (si_proc_ids(t->dir, &tid2, &tgid2) || tgid2 != t->tgid))
 		return -ESRCH;

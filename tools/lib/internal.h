@@ -60,6 +60,8 @@ ssize_t si_read_file(const char *path, char *buf, size_t size);
 ssize_t si_read_at(int dir, const char *file, char *buf, size_t size);
 int si_proc_open_tid(pid_t tid);
 int si_proc_start_stack(int dir, uint64_t *start_stack);
+/* this process's, read once (/proc/self/stat) and kept */
+int si_self_start_stack(uint64_t *start_stack);
 /* Pid: and Tgid: of <dir>/status, in the mount's pid namespace */
 int si_proc_ids(int dir, pid_t *tid, pid_t *tgid);
 /* the calling thread's ids in the mount's namespace (/proc/thread-self) */
@@ -89,14 +91,27 @@ int si_module_query_proof(int fd, pid_t tid, uint64_t flags, int proof_fd,
 			  struct stackinfo_query *q);
 int si_fallback_query(int backend, pid_t tid, uint64_t flags,
 		      struct stackinfo_query *q);
-/* The same with @maps_fd, the caller's open maps of @tid's process, if >= 0. */
+/* The same with @maps_fd, if >= 0: the caller's own maps, for its own threads. */
 int si_fallback_query_fd(int backend, pid_t tid, uint64_t flags, int maps_fd,
 			 struct stackinfo_query *q);
 int si_procmap_covering(int fd, uint64_t addr, bool or_next,
 			uint64_t *start, uint64_t *end, uint64_t *flags);
 
-/* lib.c: the chosen backend, and the query */
+/*
+ * Files a caller keeps open for its queries (a struct stackinfo_handle's,
+ * handle.c), each -1 where the query opens its own: the module's
+ * /proc/stackinfo, the in-tree /proc/self/stackinfo, /proc/self/maps.
+ * NULL for none. The maps fd serves the caller's own process only.
+ */
+struct si_files {
+	int backend;		/* the backend the files are for */
+	int module, proc_self, maps;
+};
+
+/* lib.c: the chosen backend, and the query (through @f's files, if any) */
 int si_query(pid_t tid, uint64_t flags, struct stackinfo_query *q);
+int si_query_in(const struct si_files *f, pid_t tid, uint64_t flags,
+		struct stackinfo_query *q);
 int si_current_backend(void);
 /* PROCMAP_QUERY, else the maps parse: what answers without the kernel's files */
 int si_fallback_backend(void);
@@ -109,12 +124,13 @@ int si_module_open(void);
 int si_self_proc_open(void);
 /*
  * For stackinfo_pthread_getattr_np(), which makes only the system calls
- * glibc's own function makes: is a seccomp filter on the calling thread
- * (/proc/thread-self/status; true where that cannot be read); the
- * backend for such a call (-EPERM: none without an ioctl); the caller's
- * query from the in-tree file's or the module's text.
+ * glibc's own function makes: may an ioctl be made now, with no seccomp
+ * filter able to meet it (/proc/thread-self/status: no filter, one
+ * thread, no signal caught); the backend for such a call (the maps parse
+ * where an ioctl may not be made); the caller's query from the in-tree
+ * file's or the module's text.
  */
-bool si_seccomp_on(void);
+bool si_ioctl_unfiltered(void);
 int si_quiet_backend(int *fd);
 int si_query_text(int backend, int fd, struct stackinfo_query *q);
 
@@ -122,8 +138,8 @@ int si_query_text(int backend, int fd, struct stackinfo_query *q);
 #define SI_MAX_THREADS	(1U << 22)
 
 /* process.c: every thread of @pid into @q[0..n), each entry a whole struct */
-int si_query_process(pid_t pid, uint64_t flags, struct stackinfo_query *q,
-		     size_t n, size_t *count);
+int si_query_process(const struct si_files *f, pid_t pid, uint64_t flags,
+		     struct stackinfo_query *q, size_t n, size_t *count);
 
 /*
  * query.c: the public queries into a caller's struct of @size bytes (void *:
@@ -134,6 +150,11 @@ int si_classify_addr_sized(pid_t tid, uint64_t addr, uint64_t flags, void *q,
 			   size_t size);
 int si_query_process_sized(pid_t pid, uint64_t flags, void *q, size_t n,
 			   size_t *count, size_t size);
+/* the same through @f's files (NULL: none) */
+int si_answer(const struct si_files *f, pid_t tid, uint64_t flags, const uint64_t *addr,
+	      void *q, size_t size);
+int si_process_answer(const struct si_files *f, pid_t pid, uint64_t flags, void *q,
+		      size_t n, size_t *count, size_t size);
 
 /*
  * mainstack.c: glibc's formula for the main stack from a query (@lse the
@@ -174,5 +195,17 @@ enum si_answer {
 };
 int si_pthread_getattr_np(pthread_t thread, pthread_attr_t *attr,
 			  enum si_answer *how);
+/* glibc's descriptions of its struct pthread for libthread_db (libc-glibc.c) */
+enum si_db_name {
+	SI_DB_SIZEOF_PTHREAD,	/* a uint32_t: the struct's size */
+	SI_DB_SCHEDPOLICY,	/* the rest: { bits, count, offset } of a field */
+	SI_DB_PRIORITY,
+	SI_DB_CANCELHANDLING,
+	SI_DB_NEXTEVENT,
+	SI_DB_NAMES
+};
+const uint32_t *si_glibc_db(enum si_db_name name);
+/* why the main thread's calls all go to glibc, or NULL (getattr.c) */
+const char *si_getattr_off(void);
 
 #endif /* LIBSTACKINFO_INTERNAL_H */

@@ -9,21 +9,28 @@
  *
  * Their offsets are not published, but their place is: nptl_db publishes
  * the offset of nextevent (nptl_db/structs.def), and in nptl/descr.h of
- * every glibc with __tls_init_tp() (2.34 on) nextevent is followed by
- * struct _Unwind_Exception exc, then stackblock, stackblock_size,
- * guardsize. The offsets so derived are proven once on the calling thread
- * (the constructor's, or the first caller's): the initial thread's
- * descriptor must hold stackblock NULL and stackblock_size
- * __libc_stack_end (__tls_init_tp() puts it there); another thread's, a
- * block holding both the descriptor and the stack pointer. Until proven,
- * si_thread_stack() says -ENOTSUP, and so does it on a C library with
- * other offsets.
+ * every glibc from 2.31 to 2.43 nextevent is followed by struct
+ * _Unwind_Exception exc, then stackblock, stackblock_size, guardsize. The
+ * offsets so derived, with no table of versions, are proven once on the
+ * calling thread (the constructor's, or the first caller's): the initial
+ * thread's descriptor must hold stackblock NULL and stackblock_size
+ * __libc_stack_end (__tls_init_tp() puts it there from 2.34 on, libpthread's
+ * __pthread_initialize_minimal() before, which runs before any object
+ * that needs libpthread.so.0, as the shared objects do); another thread's,
+ * a block holding both the descriptor and the stack pointer. Until
+ * proven, si_thread_stack() says -ENOTSUP, and so does it on a C library
+ * with other offsets.
  */
 #define _GNU_SOURCE
+#include <elf.h>
 #include <errno.h>
-#include <gnu/libc-version.h>
+#include <fcntl.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <unistd.h>
 #include <unwind.h>
 
 #include "internal.h"
@@ -31,15 +38,180 @@
 extern void *__libc_stack_end;
 
 /*
- * GLIBC_PRIVATE data, referenced weakly and without a version (NULL where
- * the C library has none). glibc keeps them in pthread_create.o, which a
- * static program that creates no thread would not link: the reference to
- * pthread_create below brings it along.
+ * glibc's description of its struct pthread for libthread_db
+ * (nptl_db/structs.def): for a field, its size in bits, its count and its
+ * offset; for the struct, its size. From 2.34 on GLIBC_PRIVATE data of
+ * libc.so.6's dynamic symbols, referenced weakly and without a version
+ * (NULL where the C library has none). glibc keeps them in
+ * pthread_create.o, which a static program that creates no thread would
+ * not link: the reference to pthread_create below brings it along.
  */
 extern const uint32_t _thread_db_sizeof_pthread __attribute__((weak));
+extern const uint32_t _thread_db_pthread_schedpolicy[3] __attribute__((weak));
+extern const uint32_t _thread_db_pthread_schedparam_sched_priority[3] __attribute__((weak));
+extern const uint32_t _thread_db_pthread_cancelhandling[3] __attribute__((weak));
 extern const uint32_t _thread_db_pthread_nextevent[3] __attribute__((weak));
 __attribute__((used)) static int (*const si_keep_create)(pthread_t *,
 		const pthread_attr_t *, void *(*)(void *), void *) = pthread_create;
+
+static const char *const si_db_names[SI_DB_NAMES] = {
+	[SI_DB_SIZEOF_PTHREAD] = "_thread_db_sizeof_pthread",
+	[SI_DB_SCHEDPOLICY] = "_thread_db_pthread_schedpolicy",
+	[SI_DB_PRIORITY] = "_thread_db_pthread_schedparam_sched_priority",
+	[SI_DB_CANCELHANDLING] = "_thread_db_pthread_cancelhandling",
+	[SI_DB_NEXTEVENT] = "_thread_db_pthread_nextevent",
+};
+/* 0 not looked up; 1 looked up, si_db[] published */
+static int si_db_state;
+static const uint32_t *si_db[SI_DB_NAMES];
+
+/* the loaded object holding an address, as dl_iterate_phdr() shows it */
+struct si_obj {
+	uintptr_t addr;
+	const struct dl_phdr_info *info;
+	struct dl_phdr_info copy;
+};
+
+static int si_obj_find(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct si_obj *o = data;
+	int i;
+
+	(void)size;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && o->addr >= lo && o->addr - lo < ph->p_memsz) {
+			o->copy = *info;
+			o->info = &o->copy;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* The file offset of [vaddr, vaddr + len) in a readable loaded segment. */
+static bool si_obj_offset(const struct si_obj *o, uint64_t vaddr, uint64_t len, off_t *off)
+{
+	int i;
+
+	for (i = 0; i < o->info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &o->info->dlpi_phdr[i];
+
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_R) && vaddr >= ph->p_vaddr &&
+		    len <= ph->p_filesz && vaddr - ph->p_vaddr <= ph->p_filesz - len) {
+			*off = (off_t)(vaddr - ph->p_vaddr + ph->p_offset);
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool si_pread(int fd, void *buf, size_t len, uint64_t off)
+{
+	return pread(fd, buf, len, (off_t)off) == (ssize_t)len;
+}
+
+/*
+ * Before 2.34 the descriptions are libpthread.so.0's local symbols: in its
+ * file's symbol table (.symtab, which Debian's libc6 keeps for
+ * libthread_db), not in its dynamic one. Found there by name, in the file
+ * the dynamic linker loaded libpthread from (the object holding
+ * pthread_create, dl_iterate_phdr()'s name for it), each accepted only
+ * where it lies in a readable loaded segment and the file's bytes there
+ * are the loaded object's (a file replaced since the load is not
+ * believed). Run once, at load: openat, pread64, close.
+ */
+static void si_db_from_symtab(const uint32_t *found[SI_DB_NAMES])
+{
+	struct si_obj o = { .addr = (uintptr_t)pthread_create };
+	ElfW(Shdr) symtab, strtab;
+	ElfW(Ehdr) eh;
+	ElfW(Sym) syms[32];
+	uint64_t at, end;
+	int fd, k;
+
+	if (!dl_iterate_phdr(si_obj_find, &o) || !o.info->dlpi_name || !*o.info->dlpi_name)
+		return;
+	fd = open(o.info->dlpi_name, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return;
+	if (!si_pread(fd, &eh, sizeof(eh), 0) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_shentsize != sizeof(ElfW(Shdr)))
+		goto out;
+	for (k = 0; k < eh.e_shnum; k++) {
+		if (!si_pread(fd, &symtab, sizeof(symtab), eh.e_shoff + (uint64_t)k * sizeof(symtab)))
+			goto out;
+		if (symtab.sh_type == SHT_SYMTAB)
+			break;
+	}
+	if (k == eh.e_shnum || symtab.sh_entsize != sizeof(ElfW(Sym)) ||
+	    !si_pread(fd, &strtab, sizeof(strtab),
+		      eh.e_shoff + (uint64_t)symtab.sh_link * sizeof(strtab)) ||
+	    strtab.sh_type != SHT_STRTAB)
+		goto out;
+	end = symtab.sh_offset + symtab.sh_size / sizeof(ElfW(Sym)) * sizeof(ElfW(Sym));
+	for (at = symtab.sh_offset; at < end; at += sizeof(syms)) {
+		size_t n = end - at < sizeof(syms) ? end - at : sizeof(syms), i;
+
+		if (!si_pread(fd, syms, n, at))
+			goto out;
+		for (i = 0; i < n / sizeof(ElfW(Sym)); i++) {
+			const ElfW(Sym) *sym = &syms[i];
+			char name[48] = "", bytes[12];
+			off_t off;
+
+			if (ELF64_ST_TYPE(sym->st_info) != STT_OBJECT ||
+			    (sym->st_size != 4 && sym->st_size != 12) ||
+			    sym->st_name >= strtab.sh_size ||
+			    pread(fd, name, sizeof(name), (off_t)(strtab.sh_offset + sym->st_name)) <= 0)
+				continue;
+			name[sizeof(name) - 1] = 0;	/* a longer name is none of ours */
+			for (k = 0; k < SI_DB_NAMES; k++) {
+				const char *mem = (const char *)(o.info->dlpi_addr + sym->st_value);
+
+				if (strcmp(name, si_db_names[k]) ||
+				    sym->st_size != (k == SI_DB_SIZEOF_PTHREAD ? 4 : 12) ||
+				    !si_obj_offset(&o, sym->st_value, sym->st_size, &off) ||
+				    !si_pread(fd, bytes, sym->st_size, (uint64_t)off) ||
+				    memcmp(bytes, mem, sym->st_size))
+					continue;
+				found[k] = (const uint32_t *)mem;
+			}
+		}
+	}
+out:
+	close(fd);
+}
+
+/* Find glibc's descriptions once: at load (the constructors), else here. */
+static void si_db_init(void)
+{
+	const uint32_t *found[SI_DB_NAMES] = {
+		[SI_DB_SIZEOF_PTHREAD] = &_thread_db_sizeof_pthread,
+		[SI_DB_SCHEDPOLICY] = _thread_db_pthread_schedpolicy,
+		[SI_DB_PRIORITY] = _thread_db_pthread_schedparam_sched_priority,
+		[SI_DB_CANCELHANDLING] = _thread_db_pthread_cancelhandling,
+		[SI_DB_NEXTEVENT] = _thread_db_pthread_nextevent,
+	};
+	int k;
+
+	if (__atomic_load_n(&si_db_state, __ATOMIC_ACQUIRE))
+		return;
+	if (!found[SI_DB_SIZEOF_PTHREAD] && getauxval(AT_BASE) + (uintptr_t)&si_interposing)
+		si_db_from_symtab(found);
+	/* racing finders find the same */
+	for (k = 0; k < SI_DB_NAMES; k++)
+		__atomic_store_n(&si_db[k], found[k], __ATOMIC_RELAXED);
+	__atomic_store_n(&si_db_state, 1, __ATOMIC_RELEASE);
+}
+
+const uint32_t *si_glibc_db(enum si_db_name name)
+{
+	si_db_init();
+	return si_db[name];
+}
 
 /* the descriptor's words at stackblock's offset */
 struct si_block {
@@ -64,19 +236,6 @@ static void si_block_read(pthread_t th, long off, struct si_block *b)
 	b->guard = *(const size_t *)(p + sizeof(uintptr_t) + sizeof(size_t));
 }
 
-/* glibc 2.34 or later, read by hand: nothing here may allocate */
-static bool si_glibc_2_34(void)
-{
-	const char *v = gnu_get_libc_version();
-	unsigned int minor = 0;
-
-	if (v[0] != '2' || v[1] != '.')
-		return false;
-	for (v += 2; *v >= '0' && *v <= '9'; v++)
-		minor = minor * 10 + (unsigned int)(*v - '0');
-	return minor >= 34;
-}
-
 /* Does @b describe a thread with the descriptor @th and a frame at @sp? */
 static bool si_block_holds(const struct si_block *b, pthread_t th, uintptr_t sp)
 {
@@ -90,17 +249,17 @@ static bool si_block_holds(const struct si_block *b, pthread_t th, uintptr_t sp)
 /* Derive the offset and prove it on the calling thread: it, or -1. */
 static long si_block_prove(void)
 {
-	const uint32_t *d = _thread_db_pthread_nextevent;
+	const uint32_t *d = si_glibc_db(SI_DB_NEXTEVENT);
+	const uint32_t *sz = si_glibc_db(SI_DB_SIZEOF_PTHREAD);
 	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
 	size_t align = _Alignof(struct _Unwind_Exception), off;
 	struct si_block b;
 
-	if (!d || !&_thread_db_sizeof_pthread || !si_glibc_2_34() ||
-	    d[0] != 8 * sizeof(void *) || d[1] != 1)
+	if (!d || !sz || d[0] != 8 * sizeof(void *) || d[1] != 1)
 		return -1;
 	off = (d[2] + sizeof(void *) + align - 1) & ~(align - 1);
 	off += sizeof(struct _Unwind_Exception);
-	if (off + sizeof(struct si_block) > _thread_db_sizeof_pthread)
+	if (off + sizeof(struct si_block) > *sz)
 		return -1;
 	si_block_read(pthread_self(), (long)off, &b);
 	if (!b.block && b.size == (uintptr_t)__libc_stack_end)

@@ -120,6 +120,53 @@ static inline int stackinfo_query_process(pid_t pid, uint64_t flags,
 }
 
 /*
+ * A handle, for callers that ask often (a tracer, a runtime): the
+ * backend's file kept open in an object the caller owns, so that a query
+ * is the backend's ioctl alone. stackinfo_handle_open() opens the chosen
+ * backend's file (@flags: 0; -EINVAL else) into *@h; the queries answer as
+ * stackinfo_query_thread_sz(), stackinfo_classify_addr_sz() and
+ * stackinfo_query_process_sz() do, through it (STACKINFO_LIB_ASYNC_SAFE:
+ * -EINVAL); stackinfo_handle_close() closes it (NULL: nothing). A handle
+ * of the in-tree file, PROCMAP_QUERY or the maps parse keeps a file of the
+ * process that opened it: in another (a fork()ed child) its queries fail
+ * with -ECHILD; the module's serves any process. One handle may be used
+ * by several threads at once. libstackinfo(3), HANDLES.
+ */
+struct stackinfo_handle;
+
+int stackinfo_handle_open(uint64_t flags, struct stackinfo_handle **h);
+void stackinfo_handle_close(struct stackinfo_handle *h);
+/* The handle's backend, or -EFAULT for NULL. */
+int stackinfo_handle_backend(const struct stackinfo_handle *h);
+int stackinfo_handle_query_sz(struct stackinfo_handle *h, pid_t tid, uint64_t flags,
+			      struct stackinfo_query *q, size_t size);
+int stackinfo_handle_classify_addr_sz(struct stackinfo_handle *h, pid_t tid, uint64_t addr,
+				      uint64_t flags, struct stackinfo_query *q, size_t size);
+int stackinfo_handle_query_process_sz(struct stackinfo_handle *h, pid_t pid, uint64_t flags,
+				      struct stackinfo_query *q, size_t n, size_t *count,
+				      size_t size);
+
+static inline int stackinfo_handle_query(struct stackinfo_handle *h, pid_t tid, uint64_t flags,
+					 struct stackinfo_query *q)
+{
+	return stackinfo_handle_query_sz(h, tid, flags, q, sizeof(*q));
+}
+
+static inline int stackinfo_handle_classify_addr(struct stackinfo_handle *h, pid_t tid,
+						 uint64_t addr, uint64_t flags,
+						 struct stackinfo_query *q)
+{
+	return stackinfo_handle_classify_addr_sz(h, tid, addr, flags, q, sizeof(*q));
+}
+
+static inline int stackinfo_handle_query_process(struct stackinfo_handle *h, pid_t pid,
+						 uint64_t flags, struct stackinfo_query *q,
+						 size_t n, size_t *count)
+{
+	return stackinfo_handle_query_process_sz(h, pid, flags, q, n, count, sizeof(*q));
+}
+
+/*
  * A flag of the library's own, for stackinfo_query_thread() and
  * stackinfo_classify_addr(): answer only in ways that are async-signal-safe
  * (no malloc, no lock, no stdio: open, ioctl, close), so that a signal

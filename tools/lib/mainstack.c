@@ -50,11 +50,9 @@ int si_main_stack_from(const struct stackinfo_query *q, uint64_t lse, uint64_t p
  * query (tid 0) serves whichever thread asks. @quiet: with only the system
  * calls glibc's pthread_getattr_np() makes (openat, read, close,
  * prlimit64), for the interposer (si_quiet_backend()): the in-tree file's
- * or the module's text instead of their ioctl; PROCMAP_QUERY only while no
- * seccomp filter is on the calling thread, as /proc/thread-self/status
- * says just before (a filter another thread installs with
- * SECCOMP_FILTER_FLAG_TSYNC between that read and the ioctl is not seen);
- * the maps parse as it is.
+ * or the module's text instead of their ioctl; PROCMAP_QUERY only where
+ * /proc/thread-self/status, read just before, says that no seccomp filter
+ * can meet its ioctl (si_ioctl_unfiltered()); the maps parse otherwise.
  */
 int si_main_stack(bool quiet, uint64_t *lo, uint64_t *size, uint64_t *vma_lo,
 		  uint64_t *vma_hi)
@@ -76,13 +74,12 @@ int si_main_stack(bool quiet, uint64_t *lo, uint64_t *size, uint64_t *vma_lo,
 		goto out;
 	}
 	if (!procmap) {
-		err = si_query(0, flags, &q);
+		/* quiet: the maps parse, whatever backend is chosen */
+		err = quiet ? si_fallback_query(b, 0, flags, &q) : si_query(0, flags, &q);
 		if (!err)
 			err = si_main_stack_from(&q, lse, page, lo, size);
 		goto out;
 	}
-	if (quiet && si_seccomp_on())
-		return -EPERM;
 	/*
 	 * PROCMAP_QUERY finds the VMA below only by a search; the size
 	 * depends on it only if some VMA lies between where the rlimit would

@@ -70,14 +70,14 @@ int si_proc_open_tid(pid_t tid)
 	return fd < 0 ? proc_errno(-errno) : fd;
 }
 
-/* Field @field (1-based, as proc(5) numbers them) of <dir>/stat. */
-static int stat_field(int dir, int field, uint64_t *v)
+/* Field @field (1-based, as proc(5) numbers them) of @dir's @stat file. */
+static int stat_field(int dir, const char *stat, int field, uint64_t *v)
 {
 	char buf[2048], *p, *end;
 	ssize_t n;
 	int i;
 
-	n = si_read_at(dir, "stat", buf, sizeof(buf));
+	n = si_read_at(dir, stat, buf, sizeof(buf));
 	if (n < 0)
 		return proc_errno(n);
 	p = strrchr(buf, ')');	/* comm may hold anything but not end in ')' */
@@ -97,14 +97,44 @@ static int stat_field(int dir, int field, uint64_t *v)
 	return 0;
 }
 
-int si_proc_start_stack(int dir, uint64_t *start_stack)
+static int start_stack_at(int dir, const char *stat, uint64_t *start_stack)
 {
-	int ret = stat_field(dir, 28, start_stack);
+	int ret = stat_field(dir, stat, 28, start_stack);
 
 	/* proc shows 0 to callers it would not show the mm to */
 	if (!ret && !*start_stack)
 		return -EACCES;
 	return ret;
+}
+
+int si_proc_start_stack(int dir, uint64_t *start_stack)
+{
+	return start_stack_at(dir, "stat", start_stack);
+}
+
+/*
+ * This process's start_stack: set by the exec that made this image and
+ * fixed until the next one, which takes this memory with it, so read once
+ * and kept, whatever process runs the image now (a fork()'s or _Fork()'s
+ * child, a clone, a PID 1 of a new namespace: all have the same). One
+ * openat, read and close the first time; async-signal-safe.
+ */
+int si_self_start_stack(uint64_t *start_stack)
+{
+	static bool known;
+	static uint64_t cached;
+	int err;
+
+	if (__atomic_load_n(&known, __ATOMIC_ACQUIRE)) {
+		*start_stack = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+		return 0;
+	}
+	err = start_stack_at(AT_FDCWD, "/proc/self/stat", start_stack);
+	if (!err) {
+		__atomic_store_n(&cached, *start_stack, __ATOMIC_RELAXED);
+		__atomic_store_n(&known, true, __ATOMIC_RELEASE);
+	}
+	return err;
 }
 
 int si_proc_ids(int dir, pid_t *tid, pid_t *tgid)

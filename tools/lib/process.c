@@ -65,11 +65,15 @@ static int si_batch_close(int fd, pid_t pid, uint64_t flags, struct stackinfo_qu
  * its own /proc/<pid>/stackinfo (the open runs the kernel's check, as
  * maps's does).
  */
-static int si_proc_batch(pid_t pid, uint64_t flags, struct stackinfo_query *q,
+static int si_proc_batch(int self, pid_t pid, uint64_t flags, struct stackinfo_query *q,
 			 size_t n, size_t *count)
 {
-	int fd = pid ? si_open_tid_file(pid, "stackinfo") : si_self_proc_open();
+	int fd;
 
+	/* a kept /proc/self/stackinfo: this process's file, pid 0 naming it */
+	if (!pid && self >= 0)
+		return si_batch(self, 0, flags, q, n, count);
+	fd = pid ? si_open_tid_file(pid, "stackinfo") : si_self_proc_open();
 	return si_batch_close(fd, 0, flags, q, n, count);
 }
 
@@ -127,8 +131,8 @@ static int si_task_tids(int dir, pid_t **tidsp, size_t *nr)
  * another thread is answered (the kernel's batch leaves those out too);
  * a refusal of them all is the process's.
  */
-static int si_fallback_batch(int b, pid_t pid, uint64_t flags, struct stackinfo_query *q,
-			     size_t n, size_t *count)
+static int si_fallback_batch(int b, int maps, pid_t pid, uint64_t flags,
+			     struct stackinfo_query *q, size_t n, size_t *count)
 {
 	size_t nr = 0, i, written = 0;
 	int dir, err, refused = 0;
@@ -151,7 +155,7 @@ static int si_fallback_batch(int b, pid_t pid, uint64_t flags, struct stackinfo_
 		return -ERANGE;
 	}
 	for (i = 0; i < nr; i++) {
-		err = si_fallback_query(b, tids[i], flags, &q[written]);
+		err = si_fallback_query_fd(b, tids[i], flags, maps, &q[written]);
 		if (!err && q[written].tgid != (uint32_t)tgid)
 			err = -ESRCH;
 		if (!err) {
@@ -174,20 +178,22 @@ static int si_fallback_batch(int b, pid_t pid, uint64_t flags, struct stackinfo_
 	return 0;
 }
 
-int si_query_process(pid_t pid, uint64_t flags, struct stackinfo_query *q,
-		     size_t n, size_t *count)
+int si_query_process(const struct si_files *f, pid_t pid, uint64_t flags,
+		     struct stackinfo_query *q, size_t n, size_t *count)
 {
-	int b = si_current_backend(), err;
+	int b = f ? f->backend : si_current_backend(), err;
+	int module = f ? f->module : -1, self = f ? f->proc_self : -1, maps = f ? f->maps : -1;
 
 	*count = 0;
 	if (b < 0)
 		return b;
 	if (b == STACKINFO_BACKEND_PROC) {
-		err = si_proc_batch(pid, flags, q, n, count);
+		err = si_proc_batch(self, pid, flags, q, n, count);
 	} else if (b == STACKINFO_BACKEND_MODULE) {
-		err = si_batch_close(si_module_open(), pid, flags, q, n, count);
+		err = module >= 0 ? si_batch(module, pid, flags, q, n, count) :
+				    si_batch_close(si_module_open(), pid, flags, q, n, count);
 	} else {
-		return si_fallback_batch(b, pid, flags, q, n, count);
+		return si_fallback_batch(b, maps, pid, flags, q, n, count);
 	}
 	if (!err) {
 		si_mark(b, q, *count);
@@ -196,5 +202,5 @@ int si_query_process(pid_t pid, uint64_t flags, struct stackinfo_query *q,
 	/* refused (EACCES; ESRCH under hidepid): what /proc grants, as si_query() */
 	if (!pid || (err != -EACCES && err != -ESRCH))
 		return err;
-	return si_fallback_batch(si_fallback_backend(), pid, flags, q, n, count);
+	return si_fallback_batch(si_fallback_backend(), maps, pid, flags, q, n, count);
 }

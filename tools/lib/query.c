@@ -83,7 +83,8 @@ static void si_copy_out(void *q, size_t size, struct stackinfo_query *a)
  * One thread's answer into the caller's struct; with @addr, classifying
  * *@addr. Bad input and failures leave *@q as it was.
  */
-static int si_answer(pid_t tid, uint64_t flags, const uint64_t *addr, void *q, size_t size)
+int si_answer(const struct si_files *f, pid_t tid, uint64_t flags, const uint64_t *addr,
+	      void *q, size_t size)
 {
 	struct stackinfo_query a;
 	int saved = errno, err;
@@ -93,17 +94,17 @@ static int si_answer(pid_t tid, uint64_t flags, const uint64_t *addr, void *q, s
 	if ((flags & ~(uint64_t)SI_CALLER_FLAGS) || !si_size_ok(size))
 		return -EINVAL;
 	if (!addr) {
-		err = si_query(tid, flags, &a);
+		err = si_query_in(f, tid, flags, &a);
 	} else {
 		a.addr = *addr;
-		err = si_query(tid, flags | STACKINFO_QUERY_ADDR, &a);
+		err = si_query_in(f, tid, flags | STACKINFO_QUERY_ADDR, &a);
 		/*
 		 * A kernel from before the address flag refuses it (EINVAL), or
 		 * the address as a non-zero tail of its shorter struct (E2BIG):
 		 * the rest of the answer, without STACKINFO_VALID_ADDR.
 		 */
 		if (err == -EINVAL || err == -E2BIG) {
-			err = si_query(tid, flags, &a);
+			err = si_query_in(f, tid, flags, &a);
 			a.addr = *addr;
 		}
 	}
@@ -115,13 +116,13 @@ static int si_answer(pid_t tid, uint64_t flags, const uint64_t *addr, void *q, s
 
 int si_query_thread_sized(pid_t tid, uint64_t flags, void *q, size_t size)
 {
-	return si_answer(tid, flags, NULL, q, size);
+	return si_answer(NULL, tid, flags, NULL, q, size);
 }
 
 int si_classify_addr_sized(pid_t tid, uint64_t addr, uint64_t flags, void *q,
 			   size_t size)
 {
-	return si_answer(tid, flags, &addr, q, size);
+	return si_answer(NULL, tid, flags, &addr, q, size);
 }
 
 /*
@@ -132,6 +133,12 @@ int si_classify_addr_sized(pid_t tid, uint64_t addr, uint64_t flags, void *q,
  */
 int si_query_process_sized(pid_t pid, uint64_t flags, void *q, size_t n,
 			   size_t *count, size_t size)
+{
+	return si_process_answer(NULL, pid, flags, q, n, count, size);
+}
+
+int si_process_answer(const struct si_files *f, pid_t pid, uint64_t flags, void *q,
+		      size_t n, size_t *count, size_t size)
 {
 	struct stackinfo_query *a = q;
 	int saved = errno, err;
@@ -151,7 +158,7 @@ int si_query_process_sized(pid_t pid, uint64_t flags, void *q, size_t n,
 			return -ENOMEM;
 		}
 	}
-	err = si_query_process(pid, flags, a, cap, count);
+	err = si_query_process(f, pid, flags, a, cap, count);
 	for (i = 0; !err && i < *count; i++) {
 		if (a == q)
 			a[i].size = sizeof(*a);

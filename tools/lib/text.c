@@ -170,15 +170,28 @@ int si_text_parse(const char *text, struct stackinfo_query *q)
 
 /*
  * The text of the file @fd, read from where it is (a fresh open: its
- * start) with read() alone, parsed into @q: 0 or -errno.
+ * start) with read() alone, parsed into @q: 0 or -errno. One read() gives
+ * the whole text (the file makes it at once, far shorter than the
+ * buffer): once that parses as a whole text, the read that would say the
+ * end of the file is not made; a text cut short is read on to its end.
  */
 int si_text_query(int fd, struct stackinfo_query *q)
 {
 	char buf[2048];
-	ssize_t n = si_read_fd(fd, buf, sizeof(buf));
+	ssize_t n, more;
 
+	do
+		n = read(fd, buf, sizeof(buf) - 1);
+	while (n < 0 && errno == EINTR);
 	if (n < 0)
-		return n;
+		return -errno;
+	buf[n] = '\0';
+	if (n && !si_text_parse(buf, q))
+		return 0;
+	more = n ? si_read_fd(fd, buf + n, sizeof(buf) - n) : 0;
+	if (more < 0)
+		return more;
+	n += more;
 	if ((size_t)n == sizeof(buf) - 1)
 		return -E2BIG;	/* longer than any text of the ABI */
 	return si_text_parse(buf, q);

@@ -7,7 +7,9 @@
  *
  * STACKINFO_PRELOAD_STATS=1 prints, when each process exits, the C
  * library's version and how many calls asked about the main thread
- * (answered by the library, by glibc) and about other threads, on stderr; =/PATH appends that line to PATH
+ * (answered by the library, by glibc) and about other threads, and, where
+ * the library leaves every main-thread call to glibc, why ("library off:
+ * REASON"), on stderr; =/PATH appends that line to PATH
  * instead (never through a symlink). Unset, the calls count nothing. In a
  * setuid or otherwise AT_SECURE program (the interposer may be in
  * /etc/ld.so.preload) the variable is ignored: nothing is written.
@@ -16,9 +18,9 @@
  * for programs that call it, where the C library has none (see below).
  * The answer of pthread_getattr_np() for the main thread makes only
  * the system calls glibc's own makes (openat, read, close, prlimit64,
- * sched_getaffinity; ioctl only on the PROCMAP_QUERY backend, and only
- * while no seccomp filter is on the calling thread), and it keeps no file
- * open between calls (libstackinfo(3)).
+ * sched_getaffinity; PROCMAP_QUERY's ioctl only where no seccomp filter
+ * can meet it: lib.c, si_ioctl_unfiltered()), and it keeps no file open
+ * between calls (libstackinfo(3), SYSTEM CALLS).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -67,8 +69,9 @@ __attribute__((constructor)) static void stats_init(void)
 
 __attribute__((destructor)) static void stats_report(void)
 {
+	const char *off = si_getattr_off();
 	unsigned long lib, glibc, other;
-	char line[200];
+	char line[300];
 	int fd = 2, len;
 
 	if (!stats_to)
@@ -77,8 +80,13 @@ __attribute__((destructor)) static void stats_report(void)
 	glibc = __atomic_load_n(&counts[SI_ANSWER_MAIN_GLIBC], __ATOMIC_RELAXED);
 	other = __atomic_load_n(&counts[SI_ANSWER_OTHER], __ATOMIC_RELAXED);
 	len = snprintf(line, sizeof(line),
-		       "stackinfo-preload: pid %d: glibc %s: pthread_getattr_np main %lu (library %lu, glibc %lu) other %lu\n",
-		       (int)getpid(), gnu_get_libc_version(), lib + glibc, lib, glibc, other);
+		       "stackinfo-preload: pid %d: glibc %s: pthread_getattr_np main %lu (library %lu, glibc %lu) other %lu%s%s\n",
+		       (int)getpid(), gnu_get_libc_version(), lib + glibc, lib, glibc, other,
+		       off ? "; library off: " : "", off ? off : "");
+	if (len < 0)
+		return;
+	if (len >= (int)sizeof(line))
+		len = sizeof(line) - 1;	/* cut, its newline too */
 	if (*stats_to == '/')
 		fd = open(stats_to, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NOCTTY |
 			  O_CLOEXEC, 0644);

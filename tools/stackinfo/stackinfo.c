@@ -37,6 +37,8 @@ static bool json;
 static int n_out;
 static bool told_fallback;
 static bool classify;
+/* the backend's file, kept open for every query of the run; NULL: none */
+static struct stackinfo_handle *handle;
 static uint64_t addr;
 static int out_errno;		/* the first write to stdout that failed */
 static bool said_failed;	/* a message that stderr did not take */
@@ -374,8 +376,14 @@ static void print_json(const struct stackinfo_query *q)
 static int show(pid_t tid, pid_t pid, const char *what)
 {
 	struct stackinfo_query q;
-	int err = classify ? stackinfo_classify_addr(tid, addr, 0, &q) :
-			     stackinfo_query_thread(tid, 0, &q);
+	int err;
+
+	if (handle)
+		err = classify ? stackinfo_handle_classify_addr(handle, tid, addr, 0, &q) :
+				 stackinfo_handle_query(handle, tid, 0, &q);
+	else
+		err = classify ? stackinfo_classify_addr(tid, addr, 0, &q) :
+				 stackinfo_query_thread(tid, 0, &q);
 
 	/* a tid of @pid's list may have exited and been reused since */
 	if (!err && pid && q.tgid != (uint32_t)pid)
@@ -663,6 +671,9 @@ int main(int argc, char **argv)
 		say("the stackinfo module is not loaded; answered by the %s backend",
 		    stackinfo_backend_name(b));
 
+	/* one open for every thread asked; without it, each query opens its own */
+	if (stackinfo_handle_open(0, &handle))
+		handle = NULL;
 	if (json)
 		out("{\"backend\": \"%s\", \"threads\": [", stackinfo_backend_name(b));
 	if (pid && tid) {
@@ -682,5 +693,6 @@ int main(int argc, char **argv)
 	}
 	if (json)
 		out("%s]}\n", n_out ? "\n  " : "");
+	stackinfo_handle_close(handle);
 	return finish(err ? exit_code(err) : 0);
 }

@@ -8,7 +8,9 @@
  * answer, asked in the same process through stackinfo_query_thread_sz()
  * (STACKINFO_0.3) with a larger struct than any release has. On every
  * backend this kernel has, about the caller, the caller by number and a
- * second thread, with and without the SP; bad flags change nothing.
+ * second thread, with and without the SP; bad flags change nothing. And
+ * the same of stackinfo_query_thread as a lookup by name alone finds it
+ * (dlsym(), ctypes), which every name of 0.1.0 must resolve by.
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
@@ -34,6 +36,9 @@ struct frame {
 
 typedef int (*query_sz_fn)(pid_t, uint64_t, void *, size_t);
 static query_sz_fn query_sz;
+typedef int (*query_fn)(pid_t, uint64_t, struct stackinfo_query *);
+/* the symbol this binary is linked to, and what dlsym() finds by the name */
+static query_fn linked = stackinfo_query_thread, by_name;
 
 static void frame_fill(struct frame *f)
 {
@@ -42,7 +47,7 @@ static void frame_fill(struct frame *f)
 
 static void frame_untouched(const struct frame *f, const char *what)
 {
-	char w[160];
+	char w[224];
 
 	snprintf(w, sizeof(w), "%s: the bytes before the struct", what);
 	r_untouched(f->before, sizeof(f->before), R_CANARY, w);
@@ -50,18 +55,20 @@ static void frame_untouched(const struct frame *f, const char *what)
 	r_untouched(f->after, sizeof(f->after), R_CANARY, w);
 }
 
-static void one(const char *backend, pid_t tid, uint64_t flags)
+static void one(query_fn query, const char *backend, pid_t tid, uint64_t flags)
 {
 	unsigned char large[R_LARGE];
 	struct stackinfo_query mine;
 	struct frame f;
-	char what[128];
+	char what[160];
 	int err;
 
-	snprintf(what, sizeof(what), "%s, tid %d, flags %#llx", backend, tid,
-		 (unsigned long long)flags);
+	if (!query)
+		return;
+	snprintf(what, sizeof(what), "%s%s, tid %d, flags %#llx",
+		 query == by_name ? "by name: " : "", backend, tid, (unsigned long long)flags);
 	frame_fill(&f);
-	err = stackinfo_query_thread(tid, flags, &f.q);
+	err = query(tid, flags, &f.q);
 	CHECK(!err, "%s: stackinfo_query_thread: %s", what, strerror(-err));
 	frame_untouched(&f, what);
 	if (err)
@@ -89,25 +96,33 @@ static void one(const char *backend, pid_t tid, uint64_t flags)
 #undef X
 }
 
-static void bad_flags(void)
+static void bad_flags(query_fn query)
 {
 	struct frame f;
 	int err;
 
+	if (!query)
+		return;
 	frame_fill(&f);
-	err = stackinfo_query_thread(0, 1ULL << 40, &f.q);
-	CHECK(err == -EINVAL, "unknown flag: %d, want EINVAL", err);
+	err = query(0, 1ULL << 40, &f.q);
+	CHECK(err == -EINVAL, "unknown flag%s: %d, want EINVAL",
+		query == by_name ? ", by name" : "", err);
 	r_untouched(&f, sizeof(f), R_CANARY, "unknown flag: the struct and its neighbours");
 }
 
 static void on_backend(const char *backend, pid_t worker)
 {
-	one(backend, 0, 0);
-	one(backend, 0, STACKINFO_QUERY_NO_SP);
-	one(backend, getpid(), 0);
-	if (worker) {
-		one(backend, worker, 0);
-		one(backend, worker, STACKINFO_QUERY_NO_SP);
+	query_fn fns[] = { linked, by_name };
+	size_t i;
+
+	for (i = 0; i < sizeof(fns) / sizeof(fns[0]); i++) {
+		one(fns[i], backend, 0, 0);
+		one(fns[i], backend, 0, STACKINFO_QUERY_NO_SP);
+		one(fns[i], backend, getpid(), 0);
+		if (worker) {
+			one(fns[i], backend, worker, 0);
+			one(fns[i], backend, worker, STACKINFO_QUERY_NO_SP);
+		}
 	}
 }
 
@@ -117,7 +132,10 @@ int main(void)
 	int rc;
 
 	query_sz = (query_sz_fn)r_sym("stackinfo_query_thread_sz");
-	bad_flags();
+	r_every_name();
+	by_name = (query_fn)r_by_name("stackinfo_query_thread");
+	bad_flags(linked);
+	bad_flags(by_name);
 	rc = r_each_backend(on_backend, worker);
 	r_worker_end();
 	return rc;

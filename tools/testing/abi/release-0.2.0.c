@@ -12,7 +12,10 @@
  *  - stackinfo_query_thread(), the symbol 0.1.0's binaries call too
  *    (STACKINFO_0.1), answers 0.1.0's 168 bytes with VER0's valid bits and
  *    leaves the rest of 0.2.0's struct as it was: libstackinfo(3), ABI.
- * On every backend this kernel has, about the caller and a second thread.
+ * On every backend this kernel has, about the caller and a second thread;
+ * and each of the three again as a lookup by name alone finds it
+ * (dlsym(), ctypes: 0.2.0's Python package), which every name of 0.2.0
+ * must resolve by, with the same answers.
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
@@ -42,6 +45,19 @@ typedef int (*classify_sz_fn)(pid_t, uint64_t, uint64_t, void *, size_t);
 typedef int (*process_sz_fn)(pid_t, uint64_t, void *, size_t, size_t *, size_t);
 static classify_sz_fn classify_sz;
 static process_sz_fn process_sz;
+
+/* 0.2.0's three queries: the symbols linked, or as dlsym() finds the names */
+struct calls {
+	const char *how;
+	int (*classify)(pid_t, uint64_t, uint64_t, struct stackinfo_query *);
+	int (*process)(pid_t, uint64_t, struct stackinfo_query *, size_t, size_t *);
+	int (*query)(pid_t, uint64_t, struct stackinfo_query *);
+};
+
+static struct calls calls[2] = {
+	{ "", stackinfo_classify_addr, stackinfo_query_process, stackinfo_query_thread },
+	{ "by name: ", NULL, NULL, NULL },
+};
 
 static void untouched_around(const void *before, const void *after, const char *what)
 {
@@ -80,17 +96,19 @@ static void same_answer(const char *what, const struct stackinfo_query *q,
 	}
 }
 
-static void classify(const char *backend, pid_t tid, uint64_t addr)
+static void classify(const struct calls *c, const char *backend, pid_t tid, uint64_t addr)
 {
 	unsigned char large[R_LARGE];
 	struct frame f;
 	char what[160];
 	int err;
 
-	snprintf(what, sizeof(what), "classify %s, tid %d, %#llx", backend, tid,
+	if (!c->classify)
+		return;
+	snprintf(what, sizeof(what), "%sclassify %s, tid %d, %#llx", c->how, backend, tid,
 		 (unsigned long long)addr);
 	memset(&f, R_CANARY, sizeof(f));
-	err = stackinfo_classify_addr(tid, addr, 0, &f.q);
+	err = c->classify(tid, addr, 0, &f.q);
 	CHECK(!err, "%s: %s", what, strerror(-err));
 	untouched_around(f.before, f.after, what);
 	if (err || !classify_sz)
@@ -101,7 +119,7 @@ static void classify(const char *backend, pid_t tid, uint64_t addr)
 		same_answer(what, &f.q, large);
 }
 
-static void process(const char *backend, pid_t worker)
+static void process(const struct calls *c, const char *backend, pid_t worker)
 {
 	unsigned char large[2 * R_LARGE];
 	struct frames f;
@@ -109,14 +127,16 @@ static void process(const char *backend, pid_t worker)
 	char what[160];
 	int err;
 
-	snprintf(what, sizeof(what), "process %s", backend);
+	if (!c->process)
+		return;
+	snprintf(what, sizeof(what), "%sprocess %s", c->how, backend);
 	memset(&f, R_CANARY, sizeof(f));
-	err = stackinfo_query_process(0, 0, f.q, 1, &count);
+	err = c->process(0, 0, f.q, 1, &count);
 	CHECK(err == -ERANGE && count == 2, "%s, one entry for two threads: %d, count %zu",
 		what, err, count);
 	r_untouched(&f, sizeof(f), R_CANARY, "process, ERANGE: the array and its neighbours");
 
-	err = stackinfo_query_process(0, 0, f.q, 2, &count);
+	err = c->process(0, 0, f.q, 2, &count);
 	CHECK(!err && count == 2, "%s: %s, count %zu", what, strerror(-err), count);
 	untouched_around(f.before, f.after, what);
 	if (err || count != 2 || !process_sz)
@@ -128,8 +148,8 @@ static void process(const char *backend, pid_t worker)
 	if (err || n != 2)
 		return;
 	for (i = 0; i < 2; i++) {
-		snprintf(what, sizeof(what), "process %s, entry %zu (tid %u)", backend, i,
-			 f.q[i].out_tid);
+		snprintf(what, sizeof(what), "%sprocess %s, entry %zu (tid %u)", c->how,
+			 backend, i, f.q[i].out_tid);
 		CHECK(f.q[i].out_tid == (uint32_t)getpid() ||
 			f.q[i].out_tid == (uint32_t)worker, "%s: neither thread", what);
 		/* the kernel's order in both calls; the caller's SP moves */
@@ -147,16 +167,18 @@ static void process(const char *backend, pid_t worker)
  * The symbol 0.1.0's binaries call: 0.1.0's answer, which a 0.2.0 binary
  * reads as an answer without the VER1 and VER2 fields.
  */
-static void query_thread(const char *backend, pid_t tid)
+static void query_thread(const struct calls *c, const char *backend, pid_t tid)
 {
 	struct frame f;
 	char what[160];
 	int err;
 
-	snprintf(what, sizeof(what), "stackinfo_query_thread@STACKINFO_0.1 %s, tid %d",
+	if (!c->query)
+		return;
+	snprintf(what, sizeof(what), "%sstackinfo_query_thread %s, tid %d", c->how,
 		 backend, tid);
 	memset(&f, R_CANARY, sizeof(f));
-	err = stackinfo_query_thread(tid, 0, &f.q);
+	err = c->query(tid, 0, &f.q);
 	CHECK(!err, "%s: %s", what, strerror(-err));
 	untouched_around(f.before, f.after, what);
 	if (err)
@@ -167,21 +189,24 @@ static void query_thread(const char *backend, pid_t tid)
 		(unsigned long long)f.q.valid);
 	r_untouched((const unsigned char *)&f.q + STACKINFO_QUERY_SIZE_VER0,
 		    sizeof(f.q) - STACKINFO_QUERY_SIZE_VER0, R_CANARY,
-		    "stackinfo_query_thread@STACKINFO_0.1: 0.2.0's struct past VER0");
+		    "stackinfo_query_thread: 0.2.0's struct past VER0");
 }
 
 static void on_backend(const char *backend, pid_t worker)
 {
 	int local = 0;
+	size_t i;
 
-	classify(backend, 0, (uintptr_t)&local);
-	classify(backend, 0, 4096);
-	query_thread(backend, 0);
-	if (!worker)
-		return;
-	classify(backend, worker, (uintptr_t)&local);
-	process(backend, worker);
-	query_thread(backend, worker);
+	for (i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
+		classify(&calls[i], backend, 0, (uintptr_t)&local);
+		classify(&calls[i], backend, 0, 4096);
+		query_thread(&calls[i], backend, 0);
+		if (!worker)
+			continue;
+		classify(&calls[i], backend, worker, (uintptr_t)&local);
+		process(&calls[i], backend, worker);
+		query_thread(&calls[i], backend, worker);
+	}
 }
 
 int main(void)
@@ -191,6 +216,10 @@ int main(void)
 
 	classify_sz = (classify_sz_fn)r_sym("stackinfo_classify_addr_sz");
 	process_sz = (process_sz_fn)r_sym("stackinfo_query_process_sz");
+	r_every_name();
+	calls[1].classify = r_by_name("stackinfo_classify_addr");
+	calls[1].process = r_by_name("stackinfo_query_process");
+	calls[1].query = r_by_name("stackinfo_query_thread");
 	rc = r_each_backend(on_backend, worker);
 	r_worker_end();
 	return rc;

@@ -83,6 +83,44 @@ static void *r_sym(const char *name)
 }
 
 /*
+ * @name as a lookup without a version finds it, the way dlsym() and
+ * Python's ctypes (dlopen() by soname, then dlsym()) find it: NULL where
+ * nothing is found. The release's names are this binary's R_NAMES
+ * (build/abi/<version>/names.h, from the release's recorded symbols).
+ */
+static void *r_by_name(const char *name)
+{
+	static void *lib;
+	void *f;
+
+	if (!lib)
+		lib = dlopen("libstackinfo.so.0", RTLD_NOW | RTLD_LOCAL);
+	CHECK(lib, "dlopen(libstackinfo.so.0): %s", dlerror());
+	if (!lib)
+		return NULL;
+	f = dlsym(lib, name);
+	CHECK(f, "dlsym(%s), a name of this release, without a version: %s", name,
+		dlerror());
+	return f;
+}
+
+/* every name of the release resolves without a version */
+#define R_NAME(name) name,
+static const char *const r_names[] = {
+#include "names.h"
+};
+#undef R_NAME
+
+static void r_every_name(void)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(r_names) / sizeof(r_names[0]); i++)
+		r_by_name(r_names[i]);
+	CHECK(i, "no names recorded for this release");
+}
+
+/*
  * The library's own answer, for a caller of a struct larger than any it
  * knows: what it fills and, after that, zeros; r_large() checks those.
  */

@@ -110,36 +110,7 @@ static int oracle_getattr(pthread_t th, struct stack *s)
 /* glibc's formula over the kernel's maps, start_stack and rlimit */
 static int oracle_main(struct stack *s)
 {
-	const struct maps_entry *e, *prev;
-	struct maps m = { 0 };
-	uint64_t ss, top, size, cur;
-	struct rlimit rl;
-	int dir, err;
-
-	dir = open("/proc/self", O_RDONLY | O_DIRECTORY);
-	err = dir < 0 ? -errno : si_proc_start_stack(dir, &ss);
-	if (dir >= 0)
-		close(dir);
-	if (!err)
-		err = maps_read(&m, 0);
-	if (!err && getrlimit(RLIMIT_STACK, &rl))
-		err = -errno;
-	if (err)
-		return -err;
-	e = maps_find(&m, ss, &prev);
-	if (!e) {
-		maps_free(&m);
-		return ENOENT;
-	}
-	top = (ss & -(uint64_t)page) + page;
-	cur = rl.rlim_cur == RLIM_INFINITY ? ~0ULL : rl.rlim_cur;
-	size = (cur - (e->end - top)) & -(uint64_t)page;
-	if (prev && size > top - prev->end)
-		size = top - prev->end;
-	s->addr = (void *)(uintptr_t)(top - size);
-	s->size = size;
-	maps_free(&m);
-	return 0;
+	return t_kernel_main_stack(&s->addr, &s->size);
 }
 #endif
 

@@ -231,8 +231,10 @@ static void check_exec_unlimited(const char *self)
 /* ---- stackinfo_query_thread(): every backend tells the same ---- */
 
 static void same_query(const char *what, const char *b,
-		       const struct stackinfo_query *r, const struct stackinfo_query *q)
+		       const struct stackinfo_query *ref, const struct stackinfo_query *got)
 {
+	struct stackinfo_query rv = *ref, qv = *got;
+	const struct stackinfo_query *r = &rv, *q = &qv;
 	const uint64_t vma_mask = ~(uint64_t)STACKINFO_VMA_GROWSDOWN;
 	const uint64_t groups = STACKINFO_VALID_THREAD | STACKINFO_VALID_START_STACK |
 		STACKINFO_VALID_MAIN_VMA | STACKINFO_VALID_MAIN_PREV |
@@ -240,6 +242,13 @@ static void same_query(const char *what, const char *b,
 		STACKINFO_VALID_SP_PREV | STACKINFO_VALID_SP_GUARD |
 		STACKINFO_VALID_RLIMIT;
 
+	/* PROCMAP_QUERY's rule for the VMA below the main stack, on the other side */
+	if (STACKINFO_LIB_ANSWERED_BY(q) == STACKINFO_BACKEND_PROCMAP_QUERY &&
+	    STACKINFO_LIB_ANSWERED_BY(r) != STACKINFO_BACKEND_PROCMAP_QUERY)
+		t_procmap_view(&rv);
+	if (STACKINFO_LIB_ANSWERED_BY(r) == STACKINFO_BACKEND_PROCMAP_QUERY &&
+	    STACKINFO_LIB_ANSWERED_BY(q) != STACKINFO_BACKEND_PROCMAP_QUERY)
+		t_procmap_view(&qv);
 	CHECK((q->valid & groups) == (r->valid & groups), "%s [%s]: valid %#llx, want %#llx",
 	      what, b, (unsigned long long)q->valid, (unsigned long long)r->valid);
 	CHECK(q->out_tid == r->out_tid && q->tgid == r->tgid &&
@@ -259,7 +268,7 @@ static void same_query(const char *what, const char *b,
 	CHECK(q->rlim_stack_cur == r->rlim_stack_cur &&
 	      q->rlim_stack_max == r->rlim_stack_max, "%s [%s]: rlimit", what, b);
 	if ((backends[0] == STACKINFO_BACKEND_MODULE || backends[0] == STACKINFO_BACKEND_PROC) &&
-	    r == q)
+	    ref == got)
 		CHECK(q->valid & STACKINFO_VALID_GUARD_GAP, "%s: %s: no guard gap", what, b);
 }
 

@@ -8,7 +8,9 @@
 # prints what stackinfo -p PID --json prints, byte for byte, with the
 # same messages and exit status, on each backend, with --addr too (the
 # classes only the module and the in-tree file give); as an ordinary user
-# too, on another user's process (refused: exit 3 both).
+# too, on another user's process (refused: exit 3 both). And 0.2.0's own
+# package, recorded (tools/lib/abi/0.2.0/python), imports and answers
+# against this library (release_0_2_0_test.py).
 . "$(dirname "$0")/../testlib.sh"
 lib=/usr/lib/stackinfo
 
@@ -16,6 +18,8 @@ check "python3 runs" python3 -c 'import stackinfo'
 check "bindings against the C library" \
 	python3 "$lib/bindings_test.py" /usr/bin/stackinfo-layout /usr/bin/stackinfo \
 	/usr/bin/thread-sleeper
+check "0.2.0's Python package against this library" \
+	env PYTHONPATH="$lib/abi-0.2.0" python3 "$lib/release_0_2_0_test.py"
 
 thread-sleeper 3 >/tmp/pysleeper.out &
 sleeper=$!

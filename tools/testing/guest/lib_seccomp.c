@@ -14,8 +14,6 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
-#include <linux/audit.h>
-#include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <signal.h>
 #include <stddef.h>
@@ -27,17 +25,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "filter.h"
 #include "libstackinfo.h"
 #include "testutil.h"
 
-#define PRELOAD	"/usr/lib/libstackinfo-preload.so"
 #define CALLS	3
-
-#if defined(__x86_64__)
-#define ARCH	AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
-#define ARCH	AUDIT_ARCH_AARCH64
-#endif
 
 struct filter {
 	const char *what;
@@ -64,20 +56,7 @@ struct answer {
 
 static int install(const struct filter *f)
 {
-	struct sock_filter code[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, f->nr, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, f->action),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
-	struct sock_fprog prog = { sizeof(code) / sizeof(code[0]), code };
-
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
-		return -errno;
-	return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) ? -errno : 0;
+	return t_filter(f->nr, f->action, 0);
 }
 
 /*
@@ -131,45 +110,26 @@ static const char *fate(int status, char *buf, size_t size)
 	return buf;
 }
 
-/*
- * Can this kernel install a filter? Not without CONFIG_SECCOMP_FILTER
- * (debug-5.10, built without CONFIG_NET): EINVAL; nor without
- * CONFIG_SECCOMP (debug-6.12-arm64, no in-tree fragment), where seccomp()
- * is sys_ni_syscall(): ENOSYS. In a child.
- */
-static int filters_offered(void)
-{
-	const struct filter none = { "nothing", -1, SECCOMP_RET_ALLOW };
-	int status;
-	pid_t pid = fork();
-
-	if (!pid)
-		_exit(-install(&none));
-	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return -ECHILD;
-	return -WEXITSTATUS(status);
-}
-
 int main(void)
 {
 	t_getattr_fn glibc = t_glibc_getattr(), interposed;
 	struct answer ga[2 * CALLS], ia[2 * CALLS];
-	char why[400], gf[40], inf[40];
+	char why[400], gf[40], inf[40], preload[PATH_MAX];
 	int gs, is, gn, in, killed = 0, ran = 0, err;
 	size_t b, f, k;
 	void *h;
 
-	err = filters_offered();
+	err = t_filters_offered();
 	if (err == -EINVAL || err == -ENOSYS) {
-		printf("the kernel has no seccomp filters (%s)\n",
-		       err == -ENOSYS ? "CONFIG_SECCOMP" : "CONFIG_SECCOMP_FILTER");
+		printf("the kernel has no seccomp filters (%s)\n", t_filters_missing(err));
 		return 77;
 	}
 	CHECK(!err, "a filter that allows everything: %s", strerror(-err));
-	h = dlopen(PRELOAD, RTLD_NOW | RTLD_LOCAL);
+	t_preload_path(preload, sizeof(preload));
+	h = dlopen(preload, RTLD_NOW | RTLD_LOCAL);
 	interposed = h ? (t_getattr_fn)dlsym(h, "pthread_getattr_np") : NULL;
 	if (!glibc || !interposed) {
-		fprintf(stderr, "glibc's pthread_getattr_np or %s: %s\n", PRELOAD, dlerror());
+		fprintf(stderr, "glibc's pthread_getattr_np or %s: %s\n", preload, dlerror());
 		return 1;
 	}
 	for (b = 0; b < sizeof(backends) / sizeof(backends[0]); b++) {

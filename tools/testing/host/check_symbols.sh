@@ -12,8 +12,10 @@
 # node a release recorded without it (0.2.0's classify_addr in 0.1.0's
 # STACKINFO_0.1), when such a late addition that a later release recorded
 # stays the default version rather than a compat one, and when a record's
-# map and symbols disagree; it passes the late addition as a compat
-# symbol, and this project's library against tools/lib/abi.
+# map and symbols disagree, and when a released name has only compat
+# versions (a lookup by name alone, dlsym() or ctypes, finds nothing); it
+# passes the late addition as a compat symbol with a default version in
+# the open node, and this project's library against tools/lib/abi.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 [ -x "$top/scripts/check-symbols.sh" ] || top=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -109,8 +111,20 @@ expect 1 "records: a symbol added to 0.1.0's node, no release recorded it" \
 	"$tmp/late.so" "$tmp/late.map" 0.2.0 "$tmp/rec1"
 expect 1 "records: the late addition as a default version, 0.2.0 recorded it" \
 	"$tmp/late.so" "$tmp/late.map" 0.2.0 "$tmp/rec2"
-expect 0 "records: the late addition as a compat symbol" \
+expect 1 "records: the late addition as a compat symbol alone, unfound by name" \
 	"$tmp/late-compat.so" "$tmp/late.map" 0.2.0 "$tmp/rec2"
+# and with its default version in the open node, as libstackinfo's
+# abi-names.c gives each released name
+printf '%s\n' '' 'STACKINFO_0.3 {' '	global:' '		late;' '} STACKINFO_0.2;' \
+	>"$tmp/late3.map"
+cat "$tmp/late.map" "$tmp/late3.map" >"$tmp/three.map"
+cp "$tmp/a.c" "$tmp/a-compat.c"
+printf '%s\n' '__attribute__((visibility("default"))) int late_0_3(void) { return 5; }' \
+	'__asm__(".symver late_0_3, late@@STACKINFO_0.3");' >>"$tmp/a.c"
+build "$tmp/three.map" "$tmp/late-named.so" || exit 1
+cp "$tmp/a-compat.c" "$tmp/a.c"
+expect 0 "records: the late addition as a compat symbol, its name in the open node" \
+	"$tmp/late-named.so" "$tmp/three.map" 0.3.0 "$tmp/rec2"
 expect 1 "records: 0.2.0's late gone" "$tmp/two-plus.so" "$tmp/two.map" 0.2.0 "$tmp/rec2"
 sed '/old_two;/d' "$tmp/two.map" >"$tmp/no-two.map"
 cp "$tmp/a-default.c" "$tmp/a.c"

@@ -59,6 +59,17 @@ void vma_flags_perms(uint64_t flags, char out[5]);
  */
 void t_layout_against_maps(const char *what, const struct stackinfo_query *q,
 			   const struct maps *m);
+/*
+ * The library's PROCMAP_QUERY backend gives the VMA below the main stack's
+ * only where it ends within RLIMIT_STACK's soft limit below that VMA's end
+ * (libstackinfo(3)): would it give the one ending at @prev_end below the
+ * VMA ending at @vma_end, with @q's rlimit? t_procmap_view(): @q, another
+ * backend's answer, as PROCMAP_QUERY gives it (t_layout_against_maps()
+ * applies the rule to an answer of PROCMAP_QUERY's itself).
+ */
+bool t_procmap_prev_in_reach(const struct stackinfo_query *q, uint64_t vma_end,
+			     uint64_t prev_end);
+void t_procmap_view(struct stackinfo_query *q);
 
 int si_open(void);
 /* STACKINFO_IOC_QUERY for @tid is libstackinfo's si_module_query(). */
@@ -87,6 +98,12 @@ double t_now(void);
 
 /* startstack, field 28 of /proc/self/stat (read without allocating); 0 if unreadable. */
 uint64_t t_stat_start_stack(void);
+/*
+ * The main thread's stack as glibc's pthread_getattr_np() gives it, from
+ * the kernel alone: /proc/self/stat's start_stack, /proc/self/maps and
+ * RLIMIT_STACK by glibc's formula. 0 or a positive errno.
+ */
+int t_kernel_main_stack(void **addr, size_t *size);
 
 /* Where the guest has the module, to load it again after an unload. */
 #define T_MODULE_KO "/stackinfo/stackinfo.ko"

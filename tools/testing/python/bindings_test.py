@@ -20,7 +20,9 @@ with PYTHONPATH naming python/ and the library on the loader's path:
    refused one EACCES or EPERM (process() and classify() too, with
    thread()'s errno), bad arguments ValueError;
 4. python3 -m stackinfo equals the CLI's --json byte for byte and parsed,
-   and its exit codes, with --addr too.
+   and its exit codes, with --addr too;
+5. the queries go through one library handle (stackinfo_handle_open()),
+   and a fork()ed child's through one of its own.
 Prints "FAIL: ..." for each failure; exit 1 if any, 0 otherwise.
 """
 import atexit
@@ -271,8 +273,9 @@ for name in stackinfo.backend_names():
         if err:
             continue
         got, want = stackinfo.thread(tid), expect(r)
-        if tid == 0:
-            # the caller's SP is where the call was made: not the same twice
+        if tid == 0 or got.is_self:
+            # the caller's SP is where the call was made (asked by 0 or by
+            # its number): not the same in two calls made from other frames
             check(f"{name}: own SP in its VMA", got.sp is not None and got.sp in got.sp_vma)
             got, want = (dataclasses.replace(got, sp=None),
                          dataclasses.replace(want, sp=None))
@@ -289,6 +292,7 @@ for name in stackinfo.backend_names():
         same_process(name, what, pid, tids)
     same_classify(name)
 check("backends: at least procmap_query or maps", len(backends) >= 1, backends)
+
 
 # 3. errors
 gone = 0x3FFFFFFF
@@ -386,6 +390,27 @@ for args, code in (([str(gone)], 1), (["-p", "abc"], 2), (["--backend", "nope"],
                        text=True, env=env)
     check(f"-m stackinfo {' '.join(args)}: exit {code}", p.returncode == code,
           f"{p.returncode} {p.stderr}")
+
+# 5. the queries go through one handle of the library's, a process's own
+stackinfo.thread()
+h = stackinfo._lib._handle
+check("the bindings hold a handle", h is not None and stackinfo._lib._handle_pid == os.getpid())
+stackinfo.thread()
+check("one handle for every query", stackinfo._lib._handle is h)
+r, w = os.pipe()
+pid = os.fork()
+if pid == 0:
+    try:
+        t = stackinfo.thread()
+        ok = t.pid == os.getpid() and stackinfo._lib._handle_pid == os.getpid()
+    except Exception:
+        ok = False
+    os.write(w, b"1" if ok else b"0")
+    os._exit(0)
+os.close(w)
+check("a forked child asks through a handle of its own", os.read(r, 1) == b"1")
+os.close(r)
+os.waitpid(pid, 0)
 
 parked.set()
 child.kill()
