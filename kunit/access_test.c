@@ -30,17 +30,9 @@ struct access_ctx {
 /* init (pid 1) as the target, a caller through no fd, no shortcut. */
 static void access_setup(struct kunit *test, struct access_ctx *a)
 {
-	struct pid *pid = find_get_pid(1);
-
 	memset(a, 0, sizeof(*a));
 	stackinfo_allow_cap_sys_ptrace = false;
-	a->init = get_pid_task(pid, PIDTYPE_PID);
-	put_pid(pid);
-	KUNIT_ASSERT_NOT_NULL(test, a->init);
-	a->init_mm = get_task_mm(a->init);
-	if (!a->init_mm)
-		put_task_struct(a->init);
-	KUNIT_ASSERT_NOT_NULL(test, a->init_mm);
+	a->init = stackinfo_get_init(test, &a->init_mm);
 	KUNIT_ASSERT_EQ(test, stackinfo_caller_get(&a->mc.c, NULL, false, 0),
 			0);
 }
@@ -98,7 +90,8 @@ static void access_other_capable_refused(struct kunit *test)
 			STACKINFO_GRANT_NONE);
 	/* and no kernel to ask without a /proc mount to ask it through */
 	KUNIT_EXPECT_EQ(test,
-			stackinfo_kernel_grant(&a.mc.c, a.init, false, &nr),
+			stackinfo_kernel_grant(&a.mc.c, a.init, false,
+					       STACKINFO_GRANT_NONE, &nr),
 			-EACCES);
 	access_teardown(&a);
 }
@@ -166,6 +159,11 @@ static void access_proof_fops_learnt(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, stackinfo_learn_proof_fops("/nonexistent"));
 }
 
+/*
+ * A mem fd's open passed mm_access(): the ptrace check, or none for an
+ * opener on that mm (a vfork child), and the file does not say which. It
+ * grants what maps would have: never the SP, which is syscall's check's.
+ */
 static void access_proof_mem(struct kunit *test)
 {
 	struct access_ctx a;
@@ -174,7 +172,7 @@ static void access_proof_mem(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, set_proof(test, &a, "/proc/1/mem"), 0);
 	drop_ptrace_cap(test, &a);
 	KUNIT_EXPECT_EQ(test, stackinfo_grant(&a.mc.c, a.init, a.init_mm),
-			STACKINFO_GRANT_ALL);
+			STACKINFO_GRANT_NO_SP);
 	/* another mm: the one an exec would give, or another process's */
 	map_at(test, BASE, SZ, PROT_READ, MAP_TEST);
 	KUNIT_EXPECT_EQ(test, stackinfo_grant(&a.mc.c, a.init, current->mm),
@@ -215,7 +213,10 @@ static void access_proof_other_files(struct kunit *test)
 	access_teardown(&a);
 }
 
-/* The whole query through a proof: mem gives the SP, auxv does not. */
+/*
+ * The whole query through a proof: the VMAs, and no SP from either proof
+ * (this caller has no /proc mount to ask syscall through).
+ */
 static void access_proof_query(struct kunit *test)
 {
 	struct stackinfo_query q = { .size = sizeof(q), .tid = 1 };
@@ -233,7 +234,9 @@ static void access_proof_query(struct kunit *test)
 	stackinfo_caller_put(&a.mc.c);
 	KUNIT_ASSERT_EQ(test, set_proof(test, &a, "/proc/1/mem"), 0);
 	KUNIT_ASSERT_EQ(test, stackinfo_query(&a.mc.c, &q), 0);
-	KUNIT_EXPECT_TRUE(test, q.valid & STACKINFO_VALID_SP_VMA);
+	KUNIT_EXPECT_TRUE(test, q.valid & STACKINFO_VALID_MAIN_VMA);
+	KUNIT_EXPECT_FALSE(test, q.valid & (STACKINFO_VALID_SP |
+					    STACKINFO_VALID_SP_VMA));
 	/* and nothing for kthreadd, which has no mm to match */
 	q.tid = 2;
 	KUNIT_EXPECT_EQ(test, stackinfo_query(&a.mc.c, &q), -EACCES);
@@ -268,35 +271,49 @@ static struct file *access_proc_caller(struct kunit *test,
  */
 static void access_kernel_check(struct kunit *test)
 {
+	const enum stackinfo_grant none = STACKINFO_GRANT_NONE;
+	const enum stackinfo_grant maps = STACKINFO_GRANT_NO_SP;
 	struct stackinfo_module_caller mc;
 	struct access_ctx a;
-	struct task_struct *kthreadd;
+	struct task_struct *kthd;
 	struct file *f;
 	pid_t nr;
 
 	access_setup(test, &a);
 	f = access_proc_caller(test, &mc.c);
 	stackinfo_allow_cap_sys_ptrace = false;
-	KUNIT_EXPECT_EQ(test, stackinfo_kernel_grant(&mc.c, a.init, true, &nr),
+	KUNIT_EXPECT_EQ(test,
+			stackinfo_kernel_grant(&mc.c, a.init, true, none, &nr),
 			STACKINFO_GRANT_ALL);
 	KUNIT_EXPECT_EQ(test, nr, 1);
-	KUNIT_EXPECT_EQ(test, stackinfo_kernel_grant(&mc.c, a.init, false, &nr),
+	KUNIT_EXPECT_EQ(test,
+			stackinfo_kernel_grant(&mc.c, a.init, false, none, &nr),
 			STACKINFO_GRANT_NO_SP);
+	/* maps' grant had already: syscall alone is asked */
+	KUNIT_EXPECT_EQ(test,
+			stackinfo_kernel_grant(&mc.c, a.init, true, maps, &nr),
+			STACKINFO_GRANT_ALL);
 	rcu_read_lock();
-	kthreadd = get_task_struct(pid_task(find_vpid(2), PIDTYPE_PID));
+	kthd = get_task_struct(pid_task(find_vpid(2), PIDTYPE_PID));
 	rcu_read_unlock();
 	become_uid(test, &a, 1000);
-	KUNIT_EXPECT_EQ(test, stackinfo_kernel_grant(&mc.c, a.init, true, &nr),
-			-EACCES);
-	KUNIT_EXPECT_EQ(test, stackinfo_kernel_grant(&mc.c, a.init, false, &nr),
+	KUNIT_EXPECT_EQ(test,
+			stackinfo_kernel_grant(&mc.c, a.init, true, none, &nr),
 			-EACCES);
 	KUNIT_EXPECT_EQ(test,
-			stackinfo_kernel_grant(&mc.c, kthreadd, true, &nr),
+			stackinfo_kernel_grant(&mc.c, a.init, false, none, &nr),
+			-EACCES);
+	/* syscall refused: what was had, nothing more */
+	KUNIT_EXPECT_EQ(test,
+			stackinfo_kernel_grant(&mc.c, a.init, true, maps, &nr),
+			STACKINFO_GRANT_NO_SP);
+	KUNIT_EXPECT_EQ(test,
+			stackinfo_kernel_grant(&mc.c, kthd, true, none, &nr),
 			-ENOENT);
 	KUNIT_EXPECT_EQ(test,
-			stackinfo_kernel_grant(&mc.c, kthreadd, false, &nr),
+			stackinfo_kernel_grant(&mc.c, kthd, false, none, &nr),
 			-ENOENT);
-	put_task_struct(kthreadd);
+	put_task_struct(kthd);
 	stackinfo_caller_put(&mc.c);
 	filp_close(f, NULL);
 	access_teardown(&a);

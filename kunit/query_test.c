@@ -420,7 +420,8 @@ static void query_kernel_thread(struct kunit *test)
 static int ask_kernel_result;
 
 static int ask_kernel_fake(const struct stackinfo_caller *c,
-			   struct task_struct *task, bool want_sp, pid_t *nr)
+			   struct task_struct *task, bool want_sp,
+			   enum stackinfo_grant have, pid_t *nr)
 {
 	*nr = task_pid_vnr(task);
 	return ask_kernel_result;
@@ -472,44 +473,129 @@ static void query_check_failure_is_the_answer(struct kunit *test)
 }
 
 static int ask_kernel_calls;
-
-/* The kernel as root sees it: everything asked for, counted. */
-static int ask_kernel_counted(const struct stackinfo_caller *c,
-			      struct task_struct *task, bool want_sp, pid_t *nr)
-{
-	*nr = task_pid_vnr(task);
-	ask_kernel_calls++;
-	return want_sp ? STACKINFO_GRANT_ALL : STACKINFO_GRANT_NO_SP;
-}
+static enum stackinfo_grant ask_kernel_had[4];
+/* the kernel's answers about the SP, call by call: 0 refuses it */
+static bool ask_kernel_sp[4];
 
 /*
- * A call keeps the kernel's last answer for the next question about the
- * same credentials (grant.c), but an answer to a question without the SP
- * says nothing of the SP: it must not cap a later question about it.
+ * The kernel as a tracer of some threads sees it: maps for anyone, the
+ * SP where ask_kernel_sp[] says; each call's @have recorded.
  */
-static void query_memo_keeps_the_question(struct kunit *test)
+static int ask_kernel_counted(const struct stackinfo_caller *c,
+			      struct task_struct *task, bool want_sp,
+			      enum stackinfo_grant have, pid_t *nr)
 {
-	struct stackinfo_module_caller mc;
+	int i = ask_kernel_calls++;
+
+	*nr = task_pid_vnr(task);
+	if (i < ARRAY_SIZE(ask_kernel_had))
+		ask_kernel_had[i] = have;
+	if (want_sp && i < ARRAY_SIZE(ask_kernel_sp) && ask_kernel_sp[i])
+		return STACKINFO_GRANT_ALL;
+	return STACKINFO_GRANT_NO_SP;
+}
+
+/* Three queries about init in one call, their answers about its SP. */
+static void query_three(struct kunit *test, struct stackinfo_module_caller *mc,
+			bool sp[3])
+{
 	struct stackinfo_query q;
 	int i;
 
-	stackinfo_allow_cap_sys_ptrace = false;
 	ask_kernel_calls = 0;
-	KUNIT_ASSERT_EQ(test, stackinfo_caller_get(&mc.c, NULL, false, 0), 0);
-	mc.ask_kernel = ask_kernel_counted;
+	memset(ask_kernel_had, 0, sizeof(ask_kernel_had));
+	KUNIT_ASSERT_EQ(test, stackinfo_caller_get(&mc->c, NULL, false, 0), 0);
+	mc->ask_kernel = ask_kernel_counted;
 	for (i = 0; i < 3; i++) {
 		memset(&q, 0, sizeof(q));
 		q.size = sizeof(q);
 		q.tid = 1;
 		/* first without the SP, then twice with it */
 		q.query_flags = i ? 0 : STACKINFO_QUERY_NO_SP;
-		KUNIT_EXPECT_EQ(test, stackinfo_query(&mc.c, &q), 0);
-		KUNIT_EXPECT_EQ_MSG(test, !!(q.valid & STACKINFO_VALID_SP),
-				    i > 0, "question %d", i);
+		KUNIT_EXPECT_EQ(test, stackinfo_query(&mc->c, &q), 0);
+		sp[i] = q.valid & STACKINFO_VALID_SP;
 	}
-	/* asked without the SP, then with it; the third is the memo's */
-	KUNIT_EXPECT_EQ(test, ask_kernel_calls, 2);
+	stackinfo_caller_put(&mc->c);
+}
+
+/*
+ * A call keeps the kernel's "yes" to maps for the next question about the
+ * same credentials and mm while the process is dumpable (grant.c), and
+ * nothing about the SP: each question about the SP is the kernel's, asked
+ * on top of maps' grant (the SP alone), and its answer is that
+ * question's. A thread refused the SP does not withhold it from the next
+ * (a traced one), nor one given it give it to the next.
+ */
+static void query_memo_keeps_maps_not_the_sp(struct kunit *test)
+{
+	static const bool answers[][3] = {
+		{ false, true, false },
+		{ false, false, true },
+	};
+	struct stackinfo_module_caller mc;
+	struct task_struct *init;
+	bool dumpable, sp[3];
+	unsigned int k;
+
+	stackinfo_allow_cap_sys_ptrace = false;
+	rcu_read_lock();
+	init = pid_task(find_vpid(1), PIDTYPE_PID);
+	dumpable = init &&
+		   task_exec_state_get_dumpable(init) == TASK_DUMPABLE_OWNER;
+	rcu_read_unlock();
+	for (k = 0; k < ARRAY_SIZE(answers); k++) {
+		memcpy(ask_kernel_sp, answers[k], sizeof(answers[k]));
+		query_three(test, &mc, sp);
+		KUNIT_EXPECT_FALSE(test, sp[0]);
+		KUNIT_EXPECT_EQ_MSG(test, sp[1], answers[k][1], "answers %u",
+				    k);
+		KUNIT_EXPECT_EQ_MSG(test, sp[2], answers[k][2], "answers %u",
+				    k);
+		/* every question about the SP asked; maps' asked once */
+		KUNIT_EXPECT_EQ(test, ask_kernel_calls, 3);
+		KUNIT_EXPECT_EQ(test, ask_kernel_had[0], STACKINFO_GRANT_NONE);
+		KUNIT_EXPECT_EQ(test, ask_kernel_had[1],
+				dumpable ? STACKINFO_GRANT_NO_SP :
+					   STACKINFO_GRANT_NONE);
+		KUNIT_EXPECT_EQ(test, ask_kernel_had[2],
+				dumpable ? STACKINFO_GRANT_NO_SP :
+					   STACKINFO_GRANT_NONE);
+	}
+}
+
+/*
+ * A batch counts its process's threads only while the process runs the
+ * image its check was about (c->image): with another mm there (an exec
+ * since), nothing is counted and nothing referenced.
+ */
+static void query_threads_of_one_image(struct kunit *test)
+{
+	struct stackinfo_module_caller mc;
+	struct task_struct *init, *tasks[1];
+	struct mm_struct *mm;
+	u32 nr = 77;
+
+	init = stackinfo_get_init(test, &mm);
+	KUNIT_ASSERT_EQ(test, stackinfo_caller_get(&mc.c, NULL, false, 0), 0);
+	/* this case's own mm stands for the image an exec left behind */
+	map_at(test, BASE, SZ, PROT_READ, MAP_TEST);
+	mc.c.image = current->mm;
+	KUNIT_EXPECT_EQ(test, stackinfo_threads_get(&mc.c, init, NULL, 0, &nr),
+			-ESTALE);
+	KUNIT_EXPECT_EQ(test, nr, 0);
+	mc.c.image = mm;
+	KUNIT_EXPECT_EQ(test, stackinfo_threads_get(&mc.c, init, NULL, 0, &nr),
+			-ERANGE);
+	KUNIT_EXPECT_EQ(test, nr, 1);
+	KUNIT_EXPECT_EQ(test, stackinfo_threads_get(&mc.c, init, tasks, 1, &nr),
+			0);
+	KUNIT_EXPECT_EQ(test, nr, 1);
+	if (nr == 1)
+		put_task_struct(tasks[0]);
+	mc.c.image = NULL;
 	stackinfo_caller_put(&mc.c);
+	mmput(mm);
+	put_task_struct(init);
 }
 
 /*
@@ -522,20 +608,14 @@ static void query_memo_keeps_the_question(struct kunit *test)
  */
 static void query_balances_references(struct kunit *test)
 {
-	struct pid *pid = find_get_pid(1);
-	struct task_struct *init = get_pid_task(pid, PIDTYPE_PID);
 	unsigned int task_refs, mm_users, i;
+	struct task_struct *init;
 	struct stackinfo_query q;
 	struct mm_struct *mm;
 	struct cred *dropped;
 	const struct cred *saved;
 
-	put_pid(pid);
-	KUNIT_ASSERT_NOT_NULL(test, init);
-	mm = get_task_mm(init);
-	if (!mm)
-		put_task_struct(init);
-	KUNIT_ASSERT_NOT_NULL(test, mm);
+	init = stackinfo_get_init(test, &mm);
 	dropped = prepare_creds();
 	KUNIT_ASSERT_NOT_NULL(test, dropped);
 	cap_lower(dropped->cap_effective, CAP_SYS_PTRACE);
@@ -849,7 +929,8 @@ static struct kunit_case stackinfo_query_cases[] = {
 	KUNIT_CASE(query_no_such_tid),
 	KUNIT_CASE(query_kernel_thread),
 	KUNIT_CASE(query_check_failure_is_the_answer),
-	KUNIT_CASE(query_memo_keeps_the_question),
+	KUNIT_CASE(query_memo_keeps_maps_not_the_sp),
+	KUNIT_CASE(query_threads_of_one_image),
 	KUNIT_CASE(query_balances_references),
 	KUNIT_CASE_SLOW(query_rlimit_after_reap),
 	KUNIT_CASE(query_clears_out_fields),

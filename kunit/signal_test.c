@@ -209,15 +209,7 @@ struct sig_target {
 
 static void target_get(struct kunit *test, struct sig_target *tg)
 {
-	struct pid *pid = find_get_pid(1);
-
-	tg->task = get_pid_task(pid, PIDTYPE_PID);
-	put_pid(pid);
-	KUNIT_ASSERT_NOT_NULL(test, tg->task);
-	tg->mm = get_task_mm(tg->task);
-	if (!tg->mm)
-		put_task_struct(tg->task);
-	KUNIT_ASSERT_NOT_NULL(test, tg->mm);
+	tg->task = stackinfo_get_init(test, &tg->mm);
 	tg->mmap_lock = (struct sig_lock){ .mm = tg->mm };
 	tg->exec_lock = (struct sig_lock){
 		.sem = &tg->task->signal->exec_update_lock,
@@ -283,11 +275,12 @@ static void signal_query_exec_lock(struct kunit *test)
 static struct sig_call *check_call;
 
 static int ask_kernel_in_lock(const struct stackinfo_caller *c,
-			      struct task_struct *task, bool want_sp, pid_t *nr)
+			      struct task_struct *task, bool want_sp,
+			      enum stackinfo_grant have, pid_t *nr)
 {
 	WRITE_ONCE(check_call->in_check, true);
 	wait_for_completion(&check_call->lock_held);
-	return stackinfo_kernel_grant(c, task, want_sp, nr);
+	return stackinfo_kernel_grant(c, task, want_sp, have, nr);
 }
 
 static long call_query_checked(struct sig_call *s)

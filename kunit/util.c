@@ -19,6 +19,7 @@
 #include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/mman.h>
+#include <linux/pid.h>
 #include <linux/seq_file.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/task.h>
@@ -179,6 +180,21 @@ const char *stackinfo_text(struct kunit *test, const struct stackinfo_query *q)
 	KUNIT_ASSERT_LT(test, m->count, m->size);
 	m->buf[m->count] = '\0';
 	return m->buf;
+}
+
+struct task_struct *stackinfo_get_init(struct kunit *test,
+				       struct mm_struct **mm)
+{
+	struct pid *pid = find_get_pid(1);
+	struct task_struct *init = get_pid_task(pid, PIDTYPE_PID);
+
+	put_pid(pid);
+	KUNIT_ASSERT_NOT_NULL(test, init);
+	*mm = get_task_mm(init);
+	if (!*mm)
+		put_task_struct(init);
+	KUNIT_ASSERT_NOT_NULL(test, *mm);
+	return init;
 }
 
 struct cred *stackinfo_uid_creds(struct kunit *test, uid_t uid)

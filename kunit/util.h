@@ -34,6 +34,16 @@ const char *stackinfo_text(struct kunit *test, const struct stackinfo_query *q);
  */
 struct cred *stackinfo_uid_creds(struct kunit *test, uid_t uid);
 
+struct mm_struct;
+struct task_struct;
+
+/*
+ * init (pid 1), referenced, and its mm into *@mm (mmget()): the case
+ * fails unless it has both. The caller puts both.
+ */
+struct task_struct *stackinfo_get_init(struct kunit *test,
+				       struct mm_struct **mm);
+
 /* Every suite's init and exit: the root shortcut on while a case runs. */
 int stackinfo_case_init(struct kunit *test);
 void stackinfo_case_exit(struct kunit *test);

@@ -25,6 +25,7 @@
 #include <linux/minmax.h>
 #include <linux/mm.h> /* kvmalloc_array(): mm.h before 5.16, slab.h since */
 #include <linux/overflow.h>
+#include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/seq_file.h>
@@ -238,11 +239,15 @@ EXPORT_SYMBOL_IF_KUNIT(stackinfo_ioctl_query);
 /* Collections a stream of new threads may spoil before the call gives up. */
 #define STACKINFO_THREADS_TRIES 8
 
+/* Images (an exec after the process check) a call checks at most. */
+#define STACKINFO_IMAGE_TRIES 4
+
 /*
  * References to every thread of @leader's process, into a new array: at
  * most @count (the caller's array), else -ERANGE with *nr set to the
  * threads there are. A burst of new threads beyond the slack retries with
  * a larger array rather than failing while the caller's array would do.
+ * -ESTALE when the process no longer runs c->image (it exec'd).
  */
 static int stackinfo_collect(const struct stackinfo_caller *c,
 			     struct task_struct *leader, u32 count,
@@ -280,11 +285,49 @@ static int stackinfo_collect(const struct stackinfo_caller *c,
 }
 
 /*
+ * The process of @leader checked, then its threads counted and referenced
+ * (stackinfo_collect()), both about one image: c->image, the mm the check
+ * was about, which the count must find the process running (under its
+ * exec_update_lock) and which every entry's thread must have. An exec in
+ * between (a setuid one, say) is the new image's check's to answer,
+ * count and all: the check is made again, four times at most (-EAGAIN).
+ * c->image is left set for the entries; the caller drops it.
+ */
+static int stackinfo_process_threads(struct stackinfo_caller *c,
+				     struct task_struct *leader, u32 count,
+				     struct task_struct ***tasksp, u32 *nr)
+{
+	unsigned int tries;
+	int err;
+
+	for (tries = 0; tries < STACKINFO_IMAGE_TRIES; tries++) {
+		/* nothing about the process, not even its size, before this */
+		err = stackinfo_process_grant(c, leader, &c->image);
+		if (!err)
+			err = stackinfo_collect(c, leader, count, tasksp, nr);
+		if (err != -ESTALE)
+			return err;
+		mmdrop(c->image);
+		c->image = NULL;
+	}
+	return -EAGAIN;
+}
+
+static void stackinfo_image_put(struct stackinfo_caller *c)
+{
+	if (c->image)
+		mmdrop(c->image);
+	c->image = NULL;
+}
+
+/*
  * Every thread of a process: the process checked first, then references
- * to its threads collected, then one query each, each copied out with no
- * lock held. A thread that exits meanwhile, or that the policy refuses
- * while it allowed the process (a thread whose credentials differ), is
- * left out; any other error ends the call. Once the input has been found
+ * to its threads collected, both about one image of it, then one query
+ * each (a thread of another image left out), each copied out with no
+ * lock held. A thread that exits or exec's meanwhile, or that the policy
+ * refuses while it allowed the process (a thread whose credentials
+ * differ, or whose own check refuses it now), is left out; any other
+ * error ends the call. Once the input has been found
  * good, count says how many entries were written, on every outcome but
  * -ERANGE (then: the threads there are). The call keeps the proc entry in
  * use, so rmmod waits for it: it is bounded by the process's threads, and
@@ -335,14 +378,13 @@ stackinfo_ioctl_threads(struct stackinfo_caller *c, const struct file *file,
 	} else {
 		leader = get_task_struct(c->file_task ?: current);
 	}
-	/* nothing about the process, not even its size, before this */
 	if (!err)
-		err = stackinfo_process_grant(c, leader);
-	if (!err)
-		err = stackinfo_collect(c, leader, a.count, &tasks, &nr);
+		err = stackinfo_process_threads(c, leader, a.count, &tasks,
+						&nr);
 	if (leader)
 		put_task_struct(leader);
 	if (err == -ERANGE) {
+		stackinfo_image_put(c);
 		stackinfo_caller_put(c);
 		return put_user(nr, &uarg->count) ? -EFAULT : -ERANGE;
 	}
@@ -388,6 +430,7 @@ stackinfo_ioctl_threads(struct stackinfo_caller *c, const struct file *file,
 	stackinfo_threads_put(tasks, nr);
 	kvfree(tasks);
 out:
+	stackinfo_image_put(c);
 	if (put_user(written, &uarg->count) && !err)
 		err = -EFAULT;
 	stackinfo_caller_put(c);

@@ -29,19 +29,21 @@
  *    the thread has none (a zombie, an exiting thread, a kernel thread),
  *    so the thread must have an mm before the opens and after them
  *    (stackinfo_kernel_grant()), and a call keeps and reuses only such
- *    an answer (module/grant.c).
+ *    an answer of maps, never one of syscall (module/grant.c).
  *    An exec between that check and the look would put another image
  *    behind the answer: the look compares the task's self_exec_id, read
  *    under exec_update_lock before the check, and the number the check
  *    looked up, with what they are under that lock after it
  *    (module/grant.c).
- *  - A proof fd: an fd of /proc/<pid>/mem (opened with PTRACE_MODE_ATTACH)
- *    or of /proc/<pid>/auxv (PTRACE_MODE_READ) whose mm is the thread's mm.
- *    Both opens ran mm_access() and keep that mm in ->private_data; an exec
- *    gives the thread a new mm, which no older fd names. mem grants
- *    everything, auxv everything but the SP. Such an fd works for whoever
- *    holds it, as /proc/<pid>/mem itself does: a capability handed on, for
- *    callers whose own credentials would not pass.
+ *  - A proof fd: an fd of /proc/<pid>/mem or /proc/<pid>/auxv whose mm is
+ *    the thread's mm. Both opens ran mm_access() and keep that mm in
+ *    ->private_data; an exec gives the thread a new mm, which no older fd
+ *    names. mm_access() lets an opener that runs on that mm (a vfork
+ *    child, a CLONE_VM sharer) in without the ptrace check, and the file
+ *    does not say whether its opener was checked: so either proves what
+ *    maps' open would have let its opener see, everything but the SP, for
+ *    whoever holds it (after its opener's exec, or passed over a socket).
+ *    The SP is asked of syscall as the caller, as without a proof.
  *  - Only where the administrator set allow_cap_sys_ptrace=1: a caller with
  *    CAP_SYS_PTRACE in the initial user namespace, now and when it opened
  *    /proc/stackinfo. This bypasses Yama and the LSMs' ptrace hooks (their
@@ -235,11 +237,8 @@ int stackinfo_caller_set_proof(struct stackinfo_caller *c, struct file *proof)
 		fput(proof);
 		return -EOPNOTSUPP;
 	}
-	if (proof->f_op == stackinfo_mem_fops) {
-		mc->proof_grant = STACKINFO_GRANT_ALL;
-	} else if (proof->f_op == stackinfo_auxv_fops) {
-		mc->proof_grant = STACKINFO_GRANT_NO_SP;
-	} else {
+	if (proof->f_op != stackinfo_mem_fops &&
+	    proof->f_op != stackinfo_auxv_fops) {
 		fput(proof);
 		return -EINVAL;
 	}
@@ -330,24 +329,21 @@ enum stackinfo_grant stackinfo_grant(const struct stackinfo_caller *c,
 				     struct mm_struct *mm)
 {
 	const struct stackinfo_module_caller *mc = stackinfo_mc(c);
-	enum stackinfo_grant proof = STACKINFO_GRANT_NONE;
 
 	if (same_thread_group(task, current))
 		return STACKINFO_GRANT_ALL;
-	if (mc->proof && mm && mm == mc->proof_mm) {
-		proof = mc->proof_grant;
-		/*
-		 * mm_access() opens mem for a sharer of the mm (CLONE_VM)
-		 * without the ptrace check, which syscall makes: such a proof
-		 * proves only what maps would.
-		 */
-		if (mm == current->mm)
-			proof = min_t(enum stackinfo_grant, proof,
-				      STACKINFO_GRANT_NO_SP);
-	}
-	if (proof == STACKINFO_GRANT_ALL || stackinfo_cap_sys_ptrace(c))
+	if (stackinfo_cap_sys_ptrace(c))
 		return STACKINFO_GRANT_ALL;
-	return proof;
+	/*
+	 * A proof's open passed mm_access() for @mm: the ptrace check, or
+	 * none for an opener that ran on @mm (a vfork child, a CLONE_VM
+	 * sharer), and the file does not say which. That is what maps'
+	 * open would have let that opener see; never the SP, which the
+	 * kernel shows only to a reader of syscall that passes its check.
+	 */
+	if (mc->proof && mm && mm == mc->proof_mm)
+		return STACKINFO_GRANT_NO_SP;
+	return STACKINFO_GRANT_NONE;
 }
 EXPORT_SYMBOL_IF_KUNIT(stackinfo_grant);
 
@@ -444,7 +440,9 @@ static int stackinfo_about_mm(struct task_struct *task, bool had_mm,
  * file): STACKINFO_GRANT_NO_SP when "<tid>/maps" opens on @c's /proc mount,
  * STACKINFO_GRANT_ALL when, @want_sp, "<tid>/syscall" reads too; else the
  * refusal: -EACCES, or -ESRCH where the mount shows no such thread to the
- * caller (also hidepid=invisible), -EINTR on a fatal signal.
+ * caller (also hidepid=invisible), -EINTR on a fatal signal. With @have
+ * STACKINFO_GRANT_NO_SP (the call's memo or a proof gives maps' grant)
+ * only syscall is asked, and a refusal of it is STACKINFO_GRANT_NO_SP.
  *
  * Only an answer about a live mm is a grant. maps opens for anyone when
  * the thread has no mm (mm_access() says -ESRCH, which proc_mem_open()
@@ -464,7 +462,8 @@ static int stackinfo_about_mm(struct task_struct *task, bool had_mm,
  * a thread's number to another task before exec takes that lock).
  */
 int stackinfo_kernel_grant(const struct stackinfo_caller *c,
-			   struct task_struct *task, bool want_sp, pid_t *nr)
+			   struct task_struct *task, bool want_sp,
+			   enum stackinfo_grant have, pid_t *nr)
 {
 	struct file *f;
 	bool had_mm;
@@ -480,10 +479,12 @@ int stackinfo_kernel_grant(const struct stackinfo_caller *c,
 		return -ESRCH;
 	had_mm = stackinfo_has_user_mm(task);
 
-	f = stackinfo_proc_open(c, *nr, "maps", stackinfo_maps_fops);
-	if (IS_ERR(f))
-		return stackinfo_kernel_errno(PTR_ERR(f));
-	fput(f);
+	if (have < STACKINFO_GRANT_NO_SP) {
+		f = stackinfo_proc_open(c, *nr, "maps", stackinfo_maps_fops);
+		if (IS_ERR(f))
+			return stackinfo_kernel_errno(PTR_ERR(f));
+		fput(f);
+	}
 	if (!want_sp)
 		return stackinfo_about_mm(task, had_mm, STACKINFO_GRANT_NO_SP);
 

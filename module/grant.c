@@ -12,6 +12,7 @@
 #include <linux/pid.h>
 #include <linux/rwsem.h>
 #include <linux/sched.h>
+#include <linux/sched/coredump.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
@@ -24,34 +25,40 @@
 #define STACKINFO_EXEC_TRIES 4
 
 /*
- * A call keeps the kernel's last answer (stackinfo_module_caller's
- * asked) with the credentials it was about, those it was asked with
- * (the opens are the caller's: current_cred(), which an override changes
- * within a call) and whether the SP was asked (an answer without it says
- * nothing of the SP): ptrace_may_access() and maps' open judge a thread by its
- * credentials, its mm (one for the whole process) and its thread group,
- * so a thread whose real_cred is that very cred gets the very answer, and
- * a batch of one process asks the kernel once, not twice a thread (every
- * open kept until the ioctl returns, as fput() defers). Only a grant about
- * a live mm is kept: stackinfo_kernel_grant() gives none about a thread
- * without one (a zombie leader's maps opens for anyone), and the thread
- * must still have its mm under the lock afterwards. The references on
- * the remembered creds keep their addresses from naming other credentials;
- * credentials are never changed in place, and exec installs new ones.
- * Under exec_update_lock.
+ * A call keeps the kernel's last "yes" to a thread's maps (the grant of
+ * VMAs, rlimits and counts), never its answer about the SP. maps' open
+ * is mm_access() with PTRACE_MODE_READ_FSCREDS, and ptrace_may_access()
+ * judges that mode by the caller's credentials, the thread's real_cred,
+ * its thread group and its process's dumpability and user namespace; Yama
+ * judges only PTRACE_MODE_ATTACH, and the other LSMs read the thread's
+ * credentials. So the answer holds for another thread whose real_cred is
+ * that very cred, whose mm is that very mm, asked by the very caller's
+ * credentials (the opens are current_cred()'s, which an override changes
+ * within a call), while the process is dumpable (a "yes" given while it
+ * was not also holds once it is: dumpability only ever adds a refusal),
+ * and a batch of one process opens maps once, not once a thread (every
+ * open kept until the ioctl returns, as fput() defers). The SP is
+ * syscall's (PTRACE_MODE_ATTACH): Yama decides it by the thread asked
+ * about (ptracer_exception_found() reads its ptrace_parent()), by the
+ * process's PR_SET_PTRACER and by ancestry, all of which change without a
+ * new cred, so it is asked thread by thread. Only a grant about a live mm
+ * is kept: stackinfo_kernel_grant() gives none about a thread without one
+ * (a zombie leader's maps opens for anyone), and the thread must still
+ * have its mm under the lock afterwards. The references keep the
+ * addresses from naming other credentials or another mm; credentials are
+ * never changed in place, and exec installs new ones. Under
+ * exec_update_lock, @mm the thread's (stackinfo_task_mm()).
  */
 static bool stackinfo_asked_before(const struct stackinfo_caller *c,
-				   struct task_struct *task, bool want_sp,
-				   int *grant)
+				   struct task_struct *task,
+				   struct mm_struct *mm)
 {
 	const struct stackinfo_asked *a = &stackinfo_mc(c)->asked;
 
-	/* an answer without the SP's question says nothing of the SP */
-	if (!a->cred || rcu_access_pointer(task->real_cred) != a->cred ||
-	    a->asker != current_cred() || (want_sp && !a->want_sp))
-		return false;
-	*grant = a->grant;
-	return true;
+	return a->mm && a->mm == mm &&
+	       rcu_access_pointer(task->real_cred) == a->cred &&
+	       a->asker == current_cred() &&
+	       task_exec_state_get_dumpable(task) == TASK_DUMPABLE_OWNER;
 }
 
 void stackinfo_forget(struct stackinfo_asked *a)
@@ -60,19 +67,22 @@ void stackinfo_forget(struct stackinfo_asked *a)
 		put_cred(a->cred);
 	if (a->asker)
 		put_cred(a->asker);
+	if (a->mm)
+		mmdrop(a->mm);
 	a->cred = NULL;
 	a->asker = NULL;
+	a->mm = NULL;
 }
 
 /*
- * Remember @grant, the kernel's answer about @task (about its SP too if
- * @want_sp), whose credentials were @cred (referenced) when it was asked:
- * if they still are, the memo takes references of its own to them and to
- * the caller's. Under exec_update_lock.
+ * Remember the kernel's "yes" to the maps of @task, whose credentials were
+ * @cred (referenced) when it was asked and whose mm is @mm (the caller
+ * holds it): if they still are, the memo takes references of its own to
+ * them and to the caller's credentials. Under exec_update_lock.
  */
 static void stackinfo_remember(const struct stackinfo_caller *c,
 			       struct task_struct *task,
-			       const struct cred *cred, bool want_sp, int grant)
+			       const struct cred *cred, struct mm_struct *mm)
 {
 	struct stackinfo_asked *a = &stackinfo_mc(c)->asked;
 
@@ -81,8 +91,8 @@ static void stackinfo_remember(const struct stackinfo_caller *c,
 	stackinfo_forget(a);
 	a->cred = get_cred(cred);
 	a->asker = get_current_cred();
-	a->want_sp = want_sp;
-	a->grant = grant;
+	mmgrab(mm);
+	a->mm = mm;
 }
 
 /* Is @task the image and the number @exec_id and @nr were read from? */
@@ -94,14 +104,33 @@ static bool stackinfo_still(const struct stackinfo_caller *c,
 }
 
 /*
- * The module's stackinfo_lock_target(): what the module sees for itself (a
- * proof fd for this mm, the caller's own capability) is decided under the
- * lock; where the kernel must be asked, it is asked with no lock held,
- * and the lock taken again must find the task's self_exec_id as it was
- * before the question (exec changes it under that lock, between its new
- * mm and its new credentials), or the question is asked again. A refusal
- * of the kernel's (-ESRCH for a number that names no thread there) is the
- * answer when nothing else grants.
+ * What @c may learn about @task under the lock without asking the kernel
+ * again: what the module sees for itself (stackinfo_grant()), and maps'
+ * grant where the call's memo has it for this thread and @mm.
+ */
+static enum stackinfo_grant
+stackinfo_grant_known(const struct stackinfo_caller *c,
+		      struct task_struct *task, struct mm_struct *mm)
+{
+	enum stackinfo_grant grant = stackinfo_grant(c, task, mm);
+
+	if (grant < STACKINFO_GRANT_NO_SP && mm &&
+	    stackinfo_asked_before(c, task, mm))
+		grant = STACKINFO_GRANT_NO_SP;
+	return grant;
+}
+
+/*
+ * The module's stackinfo_lock_target(): what the module knows (a proof fd
+ * for this mm, the caller's own capability, the call's memo of maps) is
+ * decided under the lock; where the kernel must be asked, it is asked with
+ * no lock held, about what is not known yet (the SP alone, when maps'
+ * grant is), and the lock taken again must find the task's self_exec_id
+ * as it was before the question (exec changes it under that lock, between
+ * its new mm and its new credentials) and what was known still known, or
+ * the question is asked again. A refusal of the kernel's (-ESRCH for a
+ * number that names no thread there) is the answer when nothing else
+ * grants.
  */
 int stackinfo_lock_target(const struct stackinfo_caller *c,
 			  struct task_struct *task, bool want_sp,
@@ -111,7 +140,7 @@ int stackinfo_lock_target(const struct stackinfo_caller *c,
 	/* pinned by the caller's reference on @task, as task->signal is */
 	struct rw_semaphore *exec_lock = &task->signal->exec_update_lock;
 	stackinfo_ask_fn ask_kernel = stackinfo_mc(c)->ask_kernel;
-	enum stackinfo_grant need, grant;
+	enum stackinfo_grant need, grant, had = STACKINFO_GRANT_NONE;
 	int asked = STACKINFO_GRANT_NONE;
 	const struct cred *cred = NULL;
 	struct mm_struct *mm;
@@ -127,30 +156,28 @@ int stackinfo_lock_target(const struct stackinfo_caller *c,
 			goto out_cred;
 		mm = stackinfo_task_mm(task, t);
 		/* the policy may ask LSMs (capable()): no spinlock held */
-		grant = stackinfo_grant(c, task, mm);
+		grant = ask_kernel ? stackinfo_grant_known(c, task, mm) :
+				     stackinfo_grant(c, task, mm);
 		if (grant >= need || !ask_kernel)
 			break;
-		/* the call asked the kernel already about these credentials */
-		if (!tries &&
-		    stackinfo_asked_before(c, task, want_sp, &asked)) {
-			grant = max_t(int, grant, asked);
-			break;
-		}
 		/*
 		 * The kernel's answer holds if it was about this task and this
-		 * image: no exec since it was asked, and the number it looked
-		 * up still this task's (a task never gets a lost number back).
+		 * image (no exec since it was asked, and the number it looked
+		 * up still this task's: a task never gets a lost number back),
+		 * and if what it was asked on top of is still known.
 		 */
 		if (tries &&
-		    (asked < 0 || stackinfo_still(c, task, exec_id, nr))) {
-			/* only a grant about a live mm is worth remembering */
-			if (asked >= 0 && mm)
-				stackinfo_remember(c, task, cred, want_sp,
-						   asked);
+		    (asked < 0 ||
+		     (grant >= had && stackinfo_still(c, task, exec_id, nr)))) {
+			/* maps' "yes", about a live mm: worth remembering */
+			if (asked >= STACKINFO_GRANT_NO_SP &&
+			    had == STACKINFO_GRANT_NONE && mm)
+				stackinfo_remember(c, task, cred, mm);
 			grant = max_t(int, grant, asked);
 			break;
 		}
 		exec_id = READ_ONCE(task->self_exec_id);
+		had = grant;
 		up_read(exec_lock);
 		if (mm)
 			mmput(mm);
@@ -160,10 +187,11 @@ int stackinfo_lock_target(const struct stackinfo_caller *c,
 		}
 		if (!cred)
 			cred = get_task_cred(task);
-		asked = ask_kernel(c, task, want_sp, &nr);
+		asked = ask_kernel(c, task, want_sp, had, &nr);
 		/*
-		 * Only a refusal leaves the grant as it was (a proof's): any
-		 * other failure of the check (-EINTR, -ENOMEM) is the answer.
+		 * Only a refusal leaves the grant as it was (a proof's, the
+		 * memo's): any other failure of the check (-EINTR, -ENOMEM)
+		 * is the answer.
 		 */
 		if (asked < 0 && asked != -EACCES && asked != -ESRCH) {
 			err = asked;
@@ -214,17 +242,21 @@ static bool stackinfo_still_has(const struct stackinfo_caller *c,
  * exited): a proof fd is compared with that mm, and the kernel is asked
  * about that thread, which is referenced while it is asked. The kernel's
  * "yes" is a grant only if that thread still has that mm and number under
- * exec_update_lock afterwards; when it lost either meanwhile (it exited,
- * or exec'd), the next thread with an mm is asked, four times at most
- * (-EAGAIN). Each thread's answer is then granted on its own
- * (stackinfo_query_task()).
+ * exec_update_lock afterwards (and then it is the call's memo of maps for
+ * the threads that share its credentials); when it lost either meanwhile
+ * (it exited, or exec'd), the next thread with an mm is asked, four times
+ * at most (-EAGAIN). *@image is then that mm (mmgrab(): the caller
+ * mmdrop()s it), the image the batch counts and answers about; NULL for
+ * the caller's own process. Each thread's answer is then granted on its
+ * own (stackinfo_query_task()).
  */
 int stackinfo_process_grant(const struct stackinfo_caller *c,
-			    struct task_struct *task)
+			    struct task_struct *task, struct mm_struct **image)
 {
 	/* pinned by the reference on @task, as task->signal is */
 	struct rw_semaphore *exec_lock = &task->signal->exec_update_lock;
 	stackinfo_ask_fn ask_kernel = stackinfo_mc(c)->ask_kernel;
+	const struct cred *cred = NULL;
 	struct task_struct *with_mm;
 	enum stackinfo_grant grant;
 	struct mm_struct *mm;
@@ -233,18 +265,22 @@ int stackinfo_process_grant(const struct stackinfo_caller *c,
 	bool retry;
 	pid_t nr;
 
+	*image = NULL;
 	if (same_thread_group(task, current))
 		return 0;
 	for (tries = 0; tries < STACKINFO_EXEC_TRIES; tries++) {
 		err = stackinfo_process_look(c, task, &with_mm, &mm, &grant);
 		if (err)
 			return err;
-		if (grant != STACKINFO_GRANT_NONE)
+		if (grant != STACKINFO_GRANT_NONE) {
 			err = 0;
-		else if (ask_kernel)
-			err = ask_kernel(c, with_mm ?: task, false, &nr);
-		else
+		} else if (ask_kernel) {
+			cred = with_mm ? get_task_cred(with_mm) : NULL;
+			err = ask_kernel(c, with_mm ?: task, false,
+					 STACKINFO_GRANT_NONE, &nr);
+		} else {
 			err = -EACCES;
+		}
 		/* allowed to know: no user stack anywhere in it */
 		if (err >= 0 && !with_mm)
 			err = (task->flags & PF_KTHREAD) ? -ENOENT : -ESRCH;
@@ -252,10 +288,20 @@ int stackinfo_process_grant(const struct stackinfo_caller *c,
 		if (err >= 0 && grant == STACKINFO_GRANT_NONE) {
 			err = down_read_killable(exec_lock);
 			if (!err) {
-				if (!stackinfo_still_has(c, with_mm, mm, nr))
+				if (stackinfo_still_has(c, with_mm, mm, nr))
+					stackinfo_remember(c, with_mm, cred,
+							   mm);
+				else
 					err = -EAGAIN;
 				up_read(exec_lock);
 			}
+		}
+		if (cred)
+			put_cred(cred);
+		cred = NULL;
+		if (err >= 0) {
+			mmgrab(mm);
+			*image = mm;
 		}
 		/* the thread asked about exited, or exec'd: ask the next */
 		retry = with_mm && (err == -ESRCH || err == -EAGAIN);

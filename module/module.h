@@ -20,24 +20,27 @@ struct mm_struct;
 struct task_struct;
 
 /*
- * The kernel's last answer in a call, whose credentials it was about, and
- * whose asked: both referenced, so that neither address names other
- * credentials while kept.
+ * The kernel's last "yes" to a thread's maps in a call (grant.c): the
+ * credentials that thread had, the caller's when it asked, and the mm the
+ * answer was about. Each referenced (mmgrab() for the mm), so that no
+ * address names another cred or mm while kept. Never an answer about the
+ * SP: that is asked thread by thread.
  */
 struct stackinfo_asked {
 	const struct cred *cred; /* NULL: nothing yet */
 	const struct cred *asker; /* current_cred() when it was asked */
-	bool want_sp; /* the question was about the SP too */
-	int grant; /* enum stackinfo_grant */
+	struct mm_struct *mm;
 };
 
 /*
- * What the kernel itself grants @c about @task when the module's own look
- * (stackinfo_grant()) says less: stackinfo_kernel_grant() asks procfs.
+ * What the kernel itself grants @c about @task beyond @have, what the
+ * module has already (STACKINFO_GRANT_NONE, or NO_SP: then only the SP is
+ * asked), when the module's own look (stackinfo_grant()) and the call's
+ * memo say less than asked: stackinfo_kernel_grant() asks procfs.
  */
 typedef int (*stackinfo_ask_fn)(const struct stackinfo_caller *c,
 				struct task_struct *task, bool want_sp,
-				pid_t *nr);
+				enum stackinfo_grant have, pid_t *nr);
 
 /*
  * Who asks the module, with which proof: stackinfo_caller_get() (access.c)
@@ -48,10 +51,9 @@ struct stackinfo_module_caller {
 	struct path proc_root; /* c.file's mount's root (pinned by c.file) */
 	struct file *proof; /* a referenced proof fd, or NULL */
 	struct mm_struct *proof_mm; /* its mm (kept by the open file) */
-	enum stackinfo_grant proof_grant;
 	/*
-	 * The kernel's last answer: a batch of one process asks it once
-	 * (grant.c); stackinfo_caller_put() drops it.
+	 * The kernel's last "yes" to maps: a batch of one process opens maps
+	 * once, not once a thread (grant.c); stackinfo_caller_put() drops it.
 	 */
 	struct stackinfo_asked asked;
 	/*
@@ -83,7 +85,8 @@ stackinfo_mc(const struct stackinfo_caller *c)
 int stackinfo_access_init(void);
 int stackinfo_caller_set_proof(struct stackinfo_caller *c, struct file *proof);
 int stackinfo_kernel_grant(const struct stackinfo_caller *c,
-			   struct task_struct *task, bool want_sp, pid_t *nr);
+			   struct task_struct *task, bool want_sp,
+			   enum stackinfo_grant have, pid_t *nr);
 bool stackinfo_proof_fds_work(void);
 
 /* grant.c: drop what the kernel's last answer kept */

@@ -392,6 +392,8 @@ static int stackinfo_target_get(const struct stackinfo_caller *c,
 		err = -ENOENT; /* no user stack to report */
 	else if (!mm)
 		err = -ESRCH; /* exited, or a zombie */
+	else if (c->image && mm != c->image)
+		err = -ESRCH; /* exec'd since the batch counted it */
 	else
 		err = 0;
 	if (other)
@@ -824,19 +826,63 @@ void stackinfo_process_look_put(struct task_struct *with_mm,
 }
 
 /*
+ * Does @task's process run @image still? Every thread of one image shares
+ * its mm, and exec_mmap() gives the exec'ing thread another only once
+ * de_thread() has ended the others, under exec_update_lock held for
+ * writing: under that lock held for reading (by the caller), the first
+ * thread that has an mm has the image's mm, or another image runs. @image
+ * is kept by the caller (mmgrab()), so no other mm has its address; the
+ * pointer read under task_lock() is only compared.
+ */
+static bool stackinfo_runs_image(struct task_struct *task,
+				 struct mm_struct *image)
+{
+	struct mm_struct *mm = NULL;
+	struct task_struct *t;
+
+	rcu_read_lock();
+	for_each_thread(task, t) {
+		task_lock(t);
+		if (!(t->flags & PF_KTHREAD))
+			mm = t->mm;
+		task_unlock(t);
+		if (mm)
+			break;
+	}
+	rcu_read_unlock();
+	return mm == image;
+}
+
+/*
  * References to the threads of @task's process that have a number in @c's
  * pid namespace, at most @cap of them into @tasks: a thread whose pid is
  * already detached (exiting) has none, and would read as tid 0, the
  * caller. *@nr is how many there are; -ERANGE when that is more than @cap
- * (then nothing is referenced).
+ * (then nothing is referenced). With c->image (a batch of another
+ * process), counted under @task's exec_update_lock (pinned by the caller's
+ * reference, as task->signal is) and only while the process runs that
+ * image: else -ESTALE, and nothing is counted, for the count of another
+ * image is that image's check's to grant.
  */
 int stackinfo_threads_get(const struct stackinfo_caller *c,
 			  struct task_struct *task, struct task_struct **tasks,
 			  u32 cap, u32 *nr)
 {
+	struct rw_semaphore *exec_lock = &task->signal->exec_update_lock;
 	struct task_struct *t;
 	u32 n = 0;
+	int err;
 
+	*nr = 0;
+	if (c->image) {
+		err = down_read_killable(exec_lock);
+		if (err)
+			return err;
+		if (!stackinfo_runs_image(task, c->image)) {
+			up_read(exec_lock);
+			return -ESTALE;
+		}
+	}
 	rcu_read_lock();
 	for_each_thread(task, t) {
 		if (!task_pid_nr_ns(t, c->ns))
@@ -846,6 +892,8 @@ int stackinfo_threads_get(const struct stackinfo_caller *c,
 		n++;
 	}
 	rcu_read_unlock();
+	if (c->image)
+		up_read(exec_lock);
 	*nr = n;
 	if (n > cap) {
 		stackinfo_threads_put(tasks, cap);

@@ -87,6 +87,13 @@ struct stackinfo_caller {
 	 * asked about.
 	 */
 	struct task_struct *file_task;
+	/*
+	 * The batch's: the mm of the image its process check was about
+	 * (kept by abi.c, mmgrab()); a thread with another mm is of another
+	 * image and left out. NULL for the caller's own process and for a
+	 * query of one thread.
+	 */
+	struct mm_struct *image;
 };
 
 /*
@@ -164,9 +171,13 @@ int stackinfo_lock_target(const struct stackinfo_caller *c,
 			  struct stackinfo_target *t, struct mm_struct **mmp,
 			  enum stackinfo_grant *grantp);
 void stackinfo_unlock_target(struct task_struct *task);
-/* May @c learn anything about @task's process? 0, or the refusal. */
+/*
+ * May @c learn anything about @task's process? 0, or the refusal; on 0
+ * *@image is the mm of the image the check was about (mmgrab(): the caller
+ * drops it), NULL for the caller's own process.
+ */
 int stackinfo_process_grant(const struct stackinfo_caller *c,
-			    struct task_struct *task);
+			    struct task_struct *task, struct mm_struct **image);
 
 /*
  * The kernel's stack_guard_gap: the module's main.c reads it off the

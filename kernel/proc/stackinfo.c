@@ -157,16 +157,19 @@ int stackinfo_lock_target(const struct stackinfo_caller *c,
 /*
  * Before the batch counts @task's threads: the file's process as the open
  * found it, judged by its first thread that still has an mm; none left,
- * and there is no stack to report.
+ * and there is no stack to report. *@image is that mm (mmgrab(), which the
+ * batch drops), the image it counts and answers about: an exec after this
+ * gives the process another mm, and the open's grant with it is gone.
  */
 int stackinfo_process_grant(const struct stackinfo_caller *c,
-			    struct task_struct *task)
+			    struct task_struct *task, struct mm_struct **image)
 {
 	struct task_struct *with_mm;
 	enum stackinfo_grant grant;
 	struct mm_struct *mm;
 	int err;
 
+	*image = NULL;
 	if (same_thread_group(task, current))
 		return 0;
 	err = stackinfo_process_look(c, task, &with_mm, &mm, &grant);
@@ -176,6 +179,10 @@ int stackinfo_process_grant(const struct stackinfo_caller *c,
 		err = -EACCES;
 	else if (!with_mm)
 		err = (task->flags & PF_KTHREAD) ? -ENOENT : -ESRCH;
+	if (!err) {
+		mmgrab(mm);
+		*image = mm;
+	}
 	stackinfo_process_look_put(with_mm, mm);
 	return err;
 }

@@ -22,6 +22,7 @@
 #include <linux/mm.h>
 #include <linux/mmap_lock.h>
 #include <linux/sched.h>
+#include <linux/sched/coredump.h>
 #include <linux/seqlock.h>
 #include <linux/string.h>
 #include <linux/uio.h>
@@ -257,6 +258,49 @@ static inline char *stackinfo_compat_next_arg(char *args, char **param,
  */
 #ifndef ITER_DEST
 #define ITER_DEST READ
+#endif
+
+/*
+ * task_exec_state_get_dumpable(): 7.2 kernel/exec_state.c:104-111, a
+ * process's dumpability (include/linux/sched/coredump.h:10-14), kept in
+ * task->exec_state (include/linux/sched.h:974,
+ * include/linux/sched/exec_state.h:12-17), which CLONE_VM sharers share
+ * and exec replaces under exec_update_lock and task_lock(); not exported
+ * (7.2's Module.symvers), so the same read under RCU is made here. Before
+ * 7.2 the mode is in the mm's flags, get_dumpable() (6.12 and 6.1
+ * include/linux/sched/coredump.h:29-32, 5.10 the same), and
+ * TASK_DUMPABLE_OWNER is SUID_DUMP_USER (coredump.h:8); a task without an
+ * mm reads as TASK_DUMPABLE_OFF here. Kbuild:
+ * STACKINFO_COMPAT_DUMPABLE_IN_MM (no TASK_DUMPABLE_OWNER in coredump.h),
+ * STACKINFO_COMPAT_NO_GET_DUMPABLE (not in Module.symvers).
+ */
+#ifdef STACKINFO_COMPAT_DUMPABLE_IN_MM
+#define TASK_DUMPABLE_OFF 0
+#define TASK_DUMPABLE_OWNER SUID_DUMP_USER
+static inline int stackinfo_compat_get_dumpable(struct task_struct *task)
+{
+	int dumpable = TASK_DUMPABLE_OFF;
+
+	task_lock(task);
+	if (task->mm)
+		dumpable = get_dumpable(task->mm);
+	task_unlock(task);
+	return dumpable;
+}
+#define task_exec_state_get_dumpable stackinfo_compat_get_dumpable
+#elif defined(STACKINFO_COMPAT_NO_GET_DUMPABLE)
+#include <linux/sched/exec_state.h>
+static inline enum task_dumpable
+stackinfo_compat_get_dumpable(struct task_struct *task)
+{
+	enum task_dumpable dumpable;
+
+	rcu_read_lock();
+	dumpable = READ_ONCE(rcu_dereference(task->exec_state)->dumpable);
+	rcu_read_unlock();
+	return dumpable;
+}
+#define task_exec_state_get_dumpable stackinfo_compat_get_dumpable
 #endif
 
 /*

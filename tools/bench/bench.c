@@ -1035,8 +1035,8 @@ static void run_scaling(int n)
  * ---- another process: what the kernel's own check costs ----
  *
  * For a thread of another process the module opens <tid>/maps (and, for
- * the SP, reads <tid>/personality) on the caller's /proc as the caller; a
- * proof fd skips both. A child of this process with FOREIGN_THREADS
+ * the SP, reads <tid>/syscall) on the caller's /proc as the caller; a
+ * proof fd skips maps' open, not syscall's read. A child of this process with FOREIGN_THREADS
  * threads, asked about in rotating turns against the own-thread query.
  */
 #define FOREIGN_THREADS 64

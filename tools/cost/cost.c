@@ -31,6 +31,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -55,11 +56,12 @@ enum {
 	T_GLIBC_60000, T_SELF_3000, T_SELF_60000, T_SELF_CHURN,
 	T_GETPPID_CHURN, T_SELF_THREADED, T_TEXT_KEPT, T_TEXT_OPEN, T_LIB_SELF,
 	T_LIB_HANDLE, T_INTERPOSED, T_GLIBC_OTHER, T_LIB_SELF_PMQ, T_LIB_HANDLE_PMQ,
-	T_INTERPOSED_PMQ, T_INTERPOSED_MAPS,
+	T_INTERPOSED_PMQ, T_INTERPOSED_MAPS, T_BATCH_OTHER,
+	T_BATCH_OTHER_NOSP,
 };
 
 static int fd = -1, intree_fd = -1;
-static pid_t other_tid;
+static pid_t other_tid, other_pid;
 static struct stackinfo_query batch_buf[BATCH_THREADS + 8];
 static volatile bool churn_stop;
 
@@ -158,6 +160,30 @@ static int batch(void)
 	if (sys3(SYS_ioctl, fd, STACKINFO_IOC_QUERY_THREADS, (long)&a))
 		return -1;
 	return a.count == BATCH_THREADS ? 0 : -1;
+}
+
+/* Another process's BATCH_THREADS threads: the kernel's check asked. */
+static int batch_other_flags(uint64_t flags)
+{
+	struct stackinfo_threads a = {
+		.size = sizeof(a), .query_flags = flags, .pid = (uint32_t)other_pid,
+		.count = BATCH_THREADS + 8, .entries = (uintptr_t)batch_buf,
+		.entry_size = sizeof(batch_buf[0]),
+	};
+
+	if (sys3(SYS_ioctl, fd, STACKINFO_IOC_QUERY_THREADS, (long)&a))
+		return -1;
+	return a.count == BATCH_THREADS ? 0 : -1;
+}
+
+static int batch_other(void)
+{
+	return batch_other_flags(0);
+}
+
+static int batch_other_nosp(void)
+{
+	return batch_other_flags(STACKINFO_QUERY_NO_SP);
 }
 
 static int intree_read(void)
@@ -288,6 +314,7 @@ static void row(int tag, const char *name, int (*fn)(void), int calls,
 		CASE(T_TEXT_OPEN); CASE(T_LIB_SELF); CASE(T_LIB_HANDLE);
 		CASE(T_INTERPOSED); CASE(T_GLIBC_OTHER); CASE(T_LIB_SELF_PMQ);
 		CASE(T_LIB_HANDLE_PMQ); CASE(T_INTERPOSED_PMQ); CASE(T_INTERPOSED_MAPS);
+		CASE(T_BATCH_OTHER); CASE(T_BATCH_OTHER_NOSP);
 #undef CASE
 		default:
 			errno = EINVAL;
@@ -310,6 +337,57 @@ static void *sleeper(void *arg)
 		*(pid_t *)arg = gettid();
 	pthread_barrier_wait(&threads_done);
 	return NULL;
+}
+
+static void *pauser(void *arg)
+{
+	(void)arg;
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/*
+ * A child of BATCH_THREADS threads on CPU 1, asleep until killed: another
+ * process for the batch to ask the kernel about. Its pid once /proc lists
+ * them all.
+ */
+static pid_t spawn_other_process(void)
+{
+	char path[64];
+	cpu_set_t set;
+	pthread_t th;
+	pid_t pid;
+	int i;
+
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (pid == 0) {
+		CPU_ZERO(&set);
+		CPU_SET(1, &set);
+		sched_setaffinity(0, sizeof(set), &set);
+		for (i = 1; i < BATCH_THREADS; i++)
+			if (pthread_create(&th, NULL, pauser, NULL))
+				_exit(1);
+		pauser(NULL);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	for (i = 0; i < 5000; i++) {
+		struct stackinfo_threads a = {
+			.size = sizeof(a), .pid = (uint32_t)pid,
+			.entry_size = sizeof(batch_buf[0]),
+		};
+
+		/* ERANGE gives the count: all there once it is BATCH_THREADS */
+		if (ioctl(fd, STACKINFO_IOC_QUERY_THREADS, &a) && errno == ERANGE &&
+		    a.count == BATCH_THREADS)
+			return pid;
+		usleep(1000);
+	}
+	errno = ETIMEDOUT;
+	die(path);
+	return -1;
 }
 
 /* A thread on CPU 1, away from the measuring one's vCPU. */
@@ -558,6 +636,13 @@ int main(int argc, char **argv)
 		/* churn's quiet side: a process of more than one thread */
 		row(T_SELF_THREADED, "self_ioctl_threaded", self_ioctl, 32, 1);
 		row(T_BATCH, "batch", batch, 16, BATCH_THREADS);
+		/* the kernel's check: maps once, syscall a thread; maps alone */
+		other_pid = spawn_other_process();
+		row(T_BATCH_OTHER, "batch_other", batch_other, 16, BATCH_THREADS);
+		row(T_BATCH_OTHER_NOSP, "batch_other_nosp", batch_other_nosp, 16,
+		    BATCH_THREADS);
+		kill(other_pid, SIGKILL);
+		waitpid(other_pid, NULL, 0);
 		pthread_barrier_wait(&threads_done);
 		for (i = 0; i < BATCH_THREADS - 1; i++)
 			pthread_join(th[i], NULL);

@@ -86,6 +86,42 @@ static int kernel_says(enum t_kind kind, int maps, int sys, enum answer *a)
 	return 0;
 }
 
+/*
+ * The batch of @t's process, plainly or with @proof: the single query's
+ * errno (@want), and each thread's entry the SP exactly when the kernel
+ * gives this caller that thread's /proc/<tid>/syscall (everything to the
+ * own process, and where the capability parameter owes it).
+ */
+static void batch_cell(int fd, const char *caller, const char *tname, pid_t t,
+		       enum t_kind kind, int proof, const char *how, int want)
+{
+	struct stackinfo_query arr[16];
+	int err, sys, sp, n;
+	uint32_t i, count;
+
+	err = t_threads_proof(fd, t, proof, arr, 16, &count);
+	CHECK(err == want, "%s -> %s: batch (%s) %s, the kernel says %s", caller, tname, how,
+	      strerror(-err), strerror(-want));
+	if (err) {
+		CHECK(count == 0, "%s -> %s: batch (%s) refused, count %u", caller, tname, how,
+		      count);
+		return;
+	}
+	n = t_task_tids(t, NULL, 0);
+	CHECK(n < 0 || count == (uint32_t)n, "%s -> %s: batch (%s) %u entries, %d threads",
+	      caller, tname, how, count, n);
+	for (i = 0; i < count && i < 16; i++) {
+		sys = proc_readable((pid_t)arr[i].out_tid, "syscall");
+		sp = !!(arr[i].valid & STACKINFO_VALID_SP);
+		printf("cell: %-28s %-22s batch %-4s tid %-6u syscall %-8s | %s\n", caller, tname,
+		       how, arr[i].out_tid, sys ? "refused" : "yes", sp ? "VMAs+SP" : "VMAs");
+		CHECK(sp == (kind == T_OWN || (owed_all && kind == T_PROC) || !sys),
+		      "%s -> %s: batch (%s) entry of tid %u: SP %s, the kernel %s its syscall",
+		      caller, tname, how, arr[i].out_tid, sp ? "given" : "withheld",
+		      sys ? "refuses" : "gives");
+	}
+}
+
 /* One cell, in the caller's context, on the caller's /proc. */
 static void cell(int fd, const char *caller, const char *tname, pid_t t, enum t_kind kind)
 {
@@ -111,8 +147,6 @@ static void cell(int fd, const char *caller, const char *tname, pid_t t, enum t_
 		      q.out_tid);
 	proofed = si_module_query_proof(fd, t, 0, proof, &q);
 	proof_a = answer_of(proofed, &q);
-	if (proof >= 0)
-		close(proof);
 	want = kernel_says(kind, maps, sys, &want_a);
 	/* the parameter bypasses the kernel's check, not the lookup */
 	if (owed_all && kind == T_PROC) {
@@ -127,11 +161,15 @@ static void cell(int fd, const char *caller, const char *tname, pid_t t, enum t_
 	CHECK(plain == want && plain_a == want_a, "%s -> %s: plain %s/%s, the kernel says %s/%s",
 	      caller, tname, strerror(-plain), answer_name[plain_a], strerror(-want),
 	      answer_name[want_a]);
-	/* the caller's own proof: mem means ATTACH passed, which syscall asks */
 	CHECK(proofed == want && proof_a == want_a,
 	      "%s -> %s: with its %s proof %s/%s, the kernel says %s/%s", caller, tname,
 	      proof_kind, strerror(-proofed), answer_name[proof_a], strerror(-want),
 	      answer_name[want_a]);
+	batch_cell(fd, caller, tname, t, kind, -1, "plain", want);
+	if (proof >= 0) {
+		batch_cell(fd, caller, tname, t, kind, proof, proof_kind, want);
+		close(proof);
+	}
 }
 
 struct targets {
@@ -255,16 +293,73 @@ static void tracer_other_child(void *arg)
 }
 
 /*
+ * A process of a leader and two workers (their tids into @tids) whose
+ * second worker the caller traces, and whose ancestor it is not: a child
+ * of the caller's child, seized while it was the caller's descendant,
+ * orphaned then (its parent exits), so that Yama's relational scope sees
+ * no ancestry and only the tracing of that one thread
+ * (ptracer_exception_found()). Its pid, or 0 after a CHECK failure.
+ */
+static pid_t orphaned_threaded(pid_t tids[3])
+{
+	int up[2], down[2], status, seized, i;
+	pid_t middle, p = 0;
+	char c;
+
+	CHECK(!pipe(up) && !pipe(down), "pipe: %s", strerror(errno));
+	fflush(NULL);
+	middle = fork();
+	if (middle == 0) {
+		close(up[0]);
+		close(down[1]);
+		p = fork();
+		if (p == 0) {
+			pthread_t th;
+
+			close(up[1]);
+			close(down[0]);
+			for (i = 0; i < 2; i++)
+				if (pthread_create(&th, NULL, t_pause_forever, NULL))
+					_exit(1);
+			t_pause_forever(NULL);
+		}
+		/* its pid up, then exit once the caller has seized its worker */
+		if (p < 0 || write(up[1], &p, sizeof(p)) != sizeof(p))
+			_exit(1);
+		_exit(read(down[0], &c, 1) == 1 ? 0 : 1);
+	}
+	close(up[1]);
+	close(down[0]);
+	if (middle < 0 || read(up[0], &p, sizeof(p)) != sizeof(p))
+		p = 0;
+	close(up[0]);
+	for (i = 0; p > 0 && i < 5000 && t_task_tids(p, NULL, 0) != 3; i++)
+		usleep(1000);
+	seized = p > 0 && t_task_tids(p, tids, 3) == 3 && !ptrace(PTRACE_SEIZE, tids[2], 0, 0);
+	CHECK(seized, "the orphan %d, its worker seized: %s", (int)p, strerror(errno));
+	/* the middle's exit reparents the orphan before the middle is reaped */
+	CHECK(middle > 0 && write(down[1], "x", 1) == 1 && waitpid(middle, &status, 0) == middle &&
+	      WIFEXITED(status) && !WEXITSTATUS(status), "the orphan's parent");
+	close(down[1]);
+	if (!seized && p > 0)
+		kill(p, SIGKILL);
+	return seized ? p : 0;
+}
+
+/*
  * A tracer (uid 1000) and its tracee (its own child): the tracer gets what
  * the kernel's check gives it, as the tracer's other child, same uid, does;
- * attaching proves nothing by itself.
+ * attaching proves nothing by itself. Then a threaded process of which it
+ * traces one worker and is no ancestor (orphaned_threaded()): each
+ * thread's entry in the batch as the kernel's syscall of that thread,
+ * which under Yama 1 it gives for the traced worker alone.
  */
 static void tracer(void *arg)
 {
 	const struct targets *t = arg;
 	struct other_child o;
-	pid_t tracee;
-	int fd;
+	pid_t tracee, threaded, tids[3];
+	int fd, status;
 
 	t_become_user(USER_UID);
 	tracee = t_seize_child(t->caller);
@@ -275,8 +370,20 @@ static void tracer(void *arg)
 	o.fd = fd;
 	o.tracee = tracee;
 	t_in_child_arg("the tracer's other child", tracer_other_child, &o);
-	close(fd);
 	t_reap(tracee);
+
+	threaded = orphaned_threaded(tids);
+	if (threaded > 0) {
+		cell(fd, t->caller, "an orphan, a worker traced", threaded, T_PROC);
+		/* a traced thread that exits waits for its tracer's wait */
+		CHECK(!ptrace(PTRACE_INTERRUPT, tids[2], 0, 0) &&
+		      waitpid(tids[2], &status, __WALL) == tids[2] &&
+		      !ptrace(PTRACE_DETACH, tids[2], 0, 0), "detach %d: %s", tids[2],
+		      strerror(errno));
+		/* its parent now is the pid namespace's reaper, which reaps it */
+		kill(threaded, SIGKILL);
+	}
+	close(fd);
 }
 
 static void run_caller(struct targets *t, const char *who, const char *scope,
@@ -354,7 +461,10 @@ static int recv_fd(int sock)
 /*
  * root opens /proc/<root process>/mem and passes it to a uid-1000 process:
  * the fd works for it as /proc/<pid>/mem itself does (a capability), while
- * the kernel refuses that process the files themselves. Over a unix socket
+ * the kernel refuses that process the files themselves: the VMAs, which
+ * maps' open would have shown the fd's opener, and not the SP, which the
+ * kernel shows only to a reader of syscall it checks then (the file does
+ * not say whether its opener was checked or shared the mm). Over a unix socket
  * (SCM_RIGHTS); where the kernel has no AF_UNIX (our tinyconfig debug
  * kernels), inherited across fork() and a drop to uid 1000 instead.
  */
@@ -391,9 +501,15 @@ static void passed_proof(const struct targets *t)
 		       proc_readable(t->p.root_proc, "maps") ? "refused" : "yes",
 		       proc_readable(t->p.root_proc, "syscall") ? "refused" : "yes",
 		       strerror(-si_module_query_proof(fd, t->p.root_proc, 0, -1, &q)), how,
-		       err ? strerror(-err) : "VMAs+SP");
+		       err ? strerror(-err) : (q.valid & STACKINFO_VALID_SP) ? "VMAs+SP" : "VMAs");
 		err = si_module_query_proof(fd, t->p.root_proc, 0, proof, &q);
-		CHECK(!err && (q.valid & STACKINFO_VALID_SP), "a passed mem fd: %s", strerror(-err));
+		CHECK(!err && (q.valid & STACKINFO_VALID_MAIN_VMA), "a passed mem fd: %s",
+		      strerror(-err));
+		CHECK(!(q.valid & STACKINFO_VALID_SP), "a passed mem fd gives the SP");
+		batch_cell(fd, "uid 1000 + root's mem fd", "root process", t->p.root_proc, T_PROC,
+			   proof, "passed mem fd", 0);
+		CHECK(proc_readable(t->p.root_proc, "syscall") == -EACCES,
+		      "the kernel should refuse uid 1000 root's syscall");
 		CHECK(proc_readable(t->p.root_proc, "maps") == -EACCES,
 		      "the kernel should refuse uid 1000 root's maps");
 		/* and it names that process only */

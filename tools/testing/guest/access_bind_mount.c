@@ -21,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -48,19 +47,8 @@ static int single(int fd, pid_t tid, uint64_t flags, int proof)
 static int batch(int fd, pid_t pid, int proof, uint32_t *count)
 {
 	struct stackinfo_query arr[4];
-	struct stackinfo_threads a = {
-		.size = sizeof(a), .pid = (uint32_t)pid, .count = 4,
-		.entries = (uintptr_t)arr, .entry_size = sizeof(arr[0]),
-	};
-	int err;
 
-	if (proof >= 0) {
-		a.query_flags = STACKINFO_QUERY_PROOF_FD;
-		a.proof_fd = proof;
-	}
-	err = ioctl(fd, STACKINFO_IOC_QUERY_THREADS, &a) ? -errno : 0;
-	*count = a.count;
-	return err;
+	return t_threads_proof(fd, pid, proof, arr, 4, count);
 }
 
 /* Hidden and free: one answer, a refusal, for each way of asking. */

@@ -189,14 +189,11 @@ static unsigned int n_copy, n_zero, n_unprotect;
 
 static int uf_setup(struct uf *u)
 {
-	struct uffdio_api api = { .api = UFFD_API };
 	struct uffdio_register reg = { .mode = UFFDIO_REGISTER_MODE_MISSING };
 
-	u->fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	u->fd = t_uffd_open();
 	if (u->fd < 0)
-		return -errno;
-	if (ioctl(u->fd, UFFDIO_API, &api))
-		return -errno;
+		return u->fd;
 	u->base = mmap(NULL, 4 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 		       -1, 0);
 	u->wp = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -254,28 +251,7 @@ static int uf_supply(struct uf *u, char *dst, bool zero)
  */
 static int uf_fault(struct uf *u, atomic_int *done, uint64_t *addr, uint64_t *flags)
 {
-	struct pollfd p = { .fd = u->fd, .events = POLLIN };
-	double start = t_now();
-	struct uffd_msg m;
-
-	while (t_now() - start < FAULT_WAIT) {
-		int n = poll(&p, 1, 50);
-
-		if (n < 0 && errno != EINTR)
-			return -errno;
-		if (n > 0) {
-			if (read(u->fd, &m, sizeof(m)) != sizeof(m))
-				return errno == EAGAIN ? -EAGAIN : -EIO;
-			if (m.event != UFFD_EVENT_PAGEFAULT)
-				return -EPROTO;
-			*addr = m.arg.pagefault.address & ~(uint64_t)(page - 1);
-			*flags = m.arg.pagefault.flags;
-			return 0;
-		}
-		if (atomic_load(done))
-			return -ECHILD;
-	}
-	return -ETIMEDOUT;
+	return t_uffd_fault(u->fd, done, FAULT_WAIT, page, addr, flags);
 }
 
 /* ---- the calls ---- */

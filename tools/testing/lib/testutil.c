@@ -9,6 +9,7 @@
 #include <sched.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,7 @@
 #include <unistd.h>
 #include <linux/capability.h>
 #include <linux/futex.h>
+#include <linux/userfaultfd.h>
 
 #include "internal.h"
 #include "compat.h"
@@ -868,6 +870,66 @@ int t_threads_call(int fd, pid_t pid, struct stackinfo_threads *a,
 	a->entries = (uint64_t)(uintptr_t)arr;
 	a->entry_size = sizeof(*arr);
 	return ioctl(fd, STACKINFO_IOC_QUERY_THREADS, a) ? -errno : 0;
+}
+
+int t_uffd_open(void)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	int fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK), err;
+
+	if (fd < 0)
+		return -errno;
+	if (ioctl(fd, UFFDIO_API, &api)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+int t_uffd_fault(int fd, atomic_int *done, double wait, size_t page, uint64_t *addr,
+		 uint64_t *flags)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	double start = t_now();
+	struct uffd_msg m;
+
+	while (t_now() - start < wait) {
+		int n = poll(&p, 1, 20);
+
+		if (n < 0 && errno != EINTR)
+			return -errno;
+		if (n > 0) {
+			if (read(fd, &m, sizeof(m)) != sizeof(m))
+				return errno == EAGAIN ? -EAGAIN : -EIO;
+			if (m.event != UFFD_EVENT_PAGEFAULT)
+				return -EPROTO;
+			*addr = m.arg.pagefault.address & ~(uint64_t)(page - 1);
+			*flags = m.arg.pagefault.flags;
+			return 0;
+		}
+		if (atomic_load(done))
+			return -ECHILD;
+	}
+	return -ETIMEDOUT;
+}
+
+int t_threads_proof(int fd, pid_t pid, int proof, struct stackinfo_query *arr, uint32_t n,
+		    uint32_t *count)
+{
+	struct stackinfo_threads a = {
+		.size = sizeof(a), .pid = (uint32_t)pid, .count = n,
+		.entries = (uint64_t)(uintptr_t)arr, .entry_size = sizeof(*arr),
+	};
+	int err;
+
+	if (proof >= 0) {
+		a.query_flags = STACKINFO_QUERY_PROOF_FD;
+		a.proof_fd = proof;
+	}
+	err = ioctl(fd, STACKINFO_IOC_QUERY_THREADS, &a) ? -errno : 0;
+	*count = a.count;
+	return err;
 }
 
 #if defined(__x86_64__)

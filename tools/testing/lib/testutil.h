@@ -7,6 +7,7 @@
 #ifndef STACKINFO_TESTUTIL_H
 #define STACKINFO_TESTUTIL_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <pthread.h>
@@ -253,9 +254,25 @@ void t_become_user(uid_t uid);
 int t_drop_effective_cap(int cap);
 /* The state letter of /proc/<pid>/stat ('Z', 'S', ...), 0 if unreadable. */
 char t_proc_state(pid_t pid);
+/* A userfaultfd (O_CLOEXEC | O_NONBLOCK) past UFFDIO_API: the fd or -errno. */
+int t_uffd_open(void);
+/*
+ * The next fault of userfaultfd @fd (O_NONBLOCK), waiting up to @wait
+ * seconds: 0 with its page (of @page bytes) in *@addr and its flags in
+ * *@flags, -ECHILD when *@done was set first (the call that was to fault
+ * returned), -ETIMEDOUT, -EPROTO for another event, or -errno.
+ */
+int t_uffd_fault(int fd, atomic_int *done, double wait, size_t page, uint64_t *addr,
+		 uint64_t *flags);
 /* STACKINFO_IOC_QUERY_THREADS on @fd for @pid into @arr of @n: 0 or -errno. */
 int t_threads_call(int fd, pid_t pid, struct stackinfo_threads *a,
 		   struct stackinfo_query *arr, uint32_t n);
+/*
+ * The same with the proof fd @proof (-1: none): 0 or -errno, and the count
+ * the call left into *@count.
+ */
+int t_threads_proof(int fd, pid_t pid, int proof, struct stackinfo_query *arr, uint32_t n,
+		    uint32_t *count);
 
 /* Processes to ask about, children of the caller that die with it. */
 struct t_targets {
