@@ -21,10 +21,10 @@
  *    entries are one image's, so no thread of the new image follows the
  *    old leader's entry.
  * Each kind runs until STRADDLES batches were held across its change, for
- * RACE_CAP seconds at most (RACE_CAP_DEBUG on a kernel with lockdep,
- * KCSAN or kmemleak; STACKINFO_RACE_CAP=SECONDS sets another), each batch
- * said in the log ("progress: batch KIND N: ...") and the count at the
- * end ("info: KIND: ..."); every wait in a batch (for its copy's fault,
+ * race.h's cap at most (t_race_cap(): 120 s, 600 s on a kernel with
+ * lockdep, KCSAN or kmemleak; STACKINFO_RACE_CAP=SECONDS sets another),
+ * each batch said in the log ("progress: batch KIND N: ...") and the
+ * count at the end ("info: KIND: ..."); every wait in a batch (for its copy's fault,
  * for its return, for the new image) is bounded by the time left.
  *
  * Roles: the test (root) is the child subreaper that reaps the targets;
@@ -52,6 +52,7 @@
 #include <unistd.h>
 #include <linux/userfaultfd.h>
 
+#include "race.h"
 #include "testutil.h"
 
 #define USER_UID 1000
@@ -59,8 +60,6 @@
 #define THREADS (WORKERS + 1)
 #define EXEC_WORKER 1		/* the worker that execs (not the leader) */
 #define STRADDLES 6		/* batches held across the change, per kind */
-#define RACE_CAP 120.0		/* s: a kind's batches, at most */
-#define RACE_CAP_DEBUG 300.0	/* the same on a kernel that checks every lock */
 #define NEW_IMAGE "/usr/bin/thread-sleeper"
 
 /* what comes with the SP: never without it */
@@ -82,26 +81,6 @@ struct run {
 static struct run run;
 
 /* A kernel that checks every lock or access: lockdep, KCSAN, kmemleak. */
-static int debug_kernel(void)
-{
-	return !access("/proc/lockdep", F_OK) || !access("/sys/kernel/debug/kcsan", F_OK) ||
-	       !access("/sys/kernel/debug/kmemleak", F_OK);
-}
-
-static double race_cap(void)
-{
-	const char *env = getenv("STACKINFO_RACE_CAP");
-	char *end;
-	double set;
-
-	if (env && *env) {
-		set = strtod(env, &end);
-		if (!*end && set > 0)
-			return set;
-	}
-	return debug_kernel() ? RACE_CAP_DEBUG : RACE_CAP;
-}
-
 /* Seconds left of the kind's cap (never below one: a last wait). */
 static double time_left(void)
 {
@@ -561,7 +540,7 @@ static void caller(enum kind kind)
 	sem_init(&b.go, 0, 0);
 	if (pthread_create(&b.th, NULL, batcher_main, &b))
 		_exit(1);
-	run.cap = race_cap();
+	run.cap = t_race_cap();
 	run.start = t_now();
 	while (straddled < STRADDLES && t_now() - run.start < run.cap)
 		straddled += one_batch(kind, n++, &b, &u);

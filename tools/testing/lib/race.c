@@ -25,7 +25,7 @@ static bool debug_kernel(void)
 	       !access("/sys/kernel/debug/kmemleak", F_OK);
 }
 
-static double race_cap(void)
+double t_race_cap(void)
 {
 	double cap = debug_kernel() ? T_RACE_CAP_DEBUG : T_RACE_CAP;
 	const char *env = getenv("STACKINFO_RACE_CAP");
@@ -42,7 +42,7 @@ void t_race_begin(struct t_race *r, const char *what, double floor)
 {
 	memset(r, 0, sizeof(*r));
 	r->what = what;
-	r->cap = race_cap();
+	r->cap = t_race_cap();
 	r->floor = floor < r->cap ? floor : r->cap;
 	r->start = now();
 	r->next_report = r->start + T_RACE_REPORT;

@@ -82,6 +82,8 @@ unsigned long t_race_count(const struct t_race_case *c);
 bool t_race_met(struct t_race *r);
 /* Go on? Within the cap, and the floor not passed or a case not met. */
 bool t_race_more(struct t_race *r);
+/* The cap a race has on this kernel, in seconds. */
+double t_race_cap(void);
 /* Seconds since t_race_begin(). */
 double t_race_elapsed(const struct t_race *r);
 /*
