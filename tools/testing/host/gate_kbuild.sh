@@ -28,10 +28,9 @@ for k in ${GATE_KERNELS:-$KERNELS_CHECK}; do
 		continue
 	}
 	# in a tree of its own, from nothing (a warning shows only when its
-	# file compiles), and under no lock: this test runs at the builder's
-	# nice 19, and holding vm-run's build/.lock there made every vm-run
-	# wait while it starved beside a CPU hog (deb_packages' guest and
-	# this test each then ran past make check's host-test cap)
+	# file compiles), and under no lock: while this build held vm-run's
+	# build/.lock, every vm-run waited for it (at nice 19 beside a CPU
+	# hog, deb_packages' guest and this test ran past the host-test cap)
 	out=$top/build/gate-kbuild/$k
 	case $k in
 	debug-6.12 | debian-6.1 | debug-5.10) sparse=C=2 ;;
