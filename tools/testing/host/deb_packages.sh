@@ -173,6 +173,19 @@ grep -q 'Stack bounds' <<<"$help" || say "gdb did not load info stackinfo: $help
 kill $sleeper 2>/dev/null
 wait $sleeper 2>/dev/null
 
+# a guest of the build's own tree, laid out while the packages are
+# installed here, as make check's other guests may be: the build's library
+# is the only one in it, and the one its CLI and Python package load
+# (before vm-run resolved the build's ELFs in the guest's /usr/lib, the
+# installed library came in under /lib/$multiarch and was loaded first)
+want="/usr/lib/libstackinfo.so.0 /usr/lib/libstackinfo.so.$upstream#stackinfo $upstream#stackinfo $upstream"
+out=$("$top/tools/testing/vm-run" --kernel debian-6.12 --no-module --timeout 300 -- sh -c '
+	echo "libs: $(find / -xdev -name "libstackinfo.so*" | sort | tr "\n" " ")"
+	echo "cli: $(stackinfo -V)"; echo "python: $(python3 -m stackinfo -V)"' 2>&1)
+got="$(sed -n 's/^libs: \(.*\) $/\1/p' <<<"$out")#$(sed -n 's/^cli: //p' <<<"$out")#$(sed -n 's/^python: //p' <<<"$out")"
+[ "$got" = "$want" ] || { echo "$out"; say "the build's guest beside the installed packages: $got, not $want"; }
+lap "the build's guest"
+
 # in a 6.12 guest: the DKMS-built module, the installed CLI, library and
 # interposer (vm-run copies each --file and the libraries it loads, from
 # the paths they have here)
