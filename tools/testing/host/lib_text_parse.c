@@ -5,6 +5,7 @@
  * (every key, "-" values, and what it must refuse).
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -62,6 +63,78 @@ static void check_maps(void)
 	CHECK_EQ(maps_parse(&m, "1000-3000 rw-p 0 00:00 0\n2000-4000 rw-p 0 00:00 0\n"),
 		 -EINVAL);
 	maps_free(&m);
+}
+
+/*
+ * The text with @key's value replaced by @val, parsed: si_text_parse()'s
+ * return, and the query in @q.
+ */
+static int with_value(const char *key, const char *val, struct stackinfo_query *q)
+{
+	char buf[1024], k[32];
+	const char *at, *nl;
+
+	snprintf(k, sizeof(k), "\n%s ", key);
+	at = strcmp(key, "tid") ? strstr(text_full, k) + 1 : text_full;
+	nl = strchr(at, '\n');
+	snprintf(buf, sizeof(buf), "%.*s%s %s%s", (int)(at - text_full), text_full, key, val, nl);
+	return si_text_parse(buf, q);
+}
+
+/* Values as the kernel writes them at their widest, and what it never writes. */
+static void check_values(void)
+{
+	static const struct {
+		const char *key, *val;
+	} refused[] = {
+		/* beyond the field: 33 and 65 bits */
+		{ "tid", "4294967296" }, { "map_count", "99999999999" },
+		{ "start_stack", "10000000000000000" }, { "guard_gap", "18446744073709551616" },
+		{ "sp_guard", "1-10000000000000000" },
+		/* what strtoull() and sscanf() took: signs, prefixes, spaces */
+		{ "tid", "+42" }, { "tid", " 42" }, { "tid", "42 " }, { "sp", "-1" },
+		{ "sp", "0x7f00007ffe80" }, { "sp", "7f00007ffe80 " },
+		{ "sp_vma", "7f0000001000 -7f0000801000 rw-p" },
+		{ "sp_vma", "7f0000001000-7f0000801000  rw-p" },
+		{ "sp_vma", "7f0000001000-7f0000801000 rw-p " },
+		{ "sp_vma", "7f0000001000-7f0000801000" }, { "sp_guard", "1000-2000 ---p" },
+		{ "sp_guard", "2000-1000" }, { "sp_guard", "1000-1000" },
+		{ "rlim_stack_cur", "unlimitedx" }, { "rlim_stack_cur", "" }, { "main", "2" },
+		{ "main", "01x" },
+	};
+	struct stackinfo_query q;
+	size_t i;
+
+	CHECK_EQ(with_value("tid", "4294967295", &q), 0);
+	CHECK_EQ(q.out_tid, 4294967295u);
+	CHECK_EQ(with_value("guard_gap", "18446744073709551615", &q), 0);
+	CHECK_EQ(q.guard_gap, UINT64_MAX);
+	CHECK_EQ(with_value("start_stack", "ffffffffffffffff", &q), 0);
+	CHECK_EQ(q.start_stack, UINT64_MAX);
+	/* leading zeros, as "%08llx" pads; capitals, which the kernel never writes */
+	CHECK_EQ(with_value("sp", "0000000000001000", &q), 0);
+	CHECK_EQ(q.sp, 0x1000);
+	CHECK_EQ(with_value("sp", "7F00007FFE80", &q), 0);
+	CHECK_EQ(q.sp, 0x7f00007ffe80);
+	CHECK_EQ(with_value("sp_guard", "00001000-fffffffffffff000", &q), 0);
+	CHECK_EQ(q.sp_guard_end, 0xfffffffffffff000);
+	CHECK_EQ(with_value("main_vma", "1000-2000 r-xs", &q), 0);
+	CHECK_EQ(q.main_vma_flags, STACKINFO_VMA_READ | STACKINFO_VMA_EXEC | STACKINFO_VMA_SHARED);
+	CHECK_EQ(with_value("main", "1", &q), 0);
+	CHECK_EQ(q.thread_flags, STACKINFO_THREAD_MAIN);
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+		CHECK(with_value(refused[i].key, refused[i].val, &q) == -EINVAL, "%s \"%s\" taken",
+		      refused[i].key, refused[i].val);
+	/* the last line's newline, and nothing but the text */
+	CHECK_EQ(si_text_parse("tid 42\n", &q), -EINVAL);
+	CHECK_EQ(si_text_parse("", &q), -EINVAL);
+	{
+		char buf[1024];
+
+		snprintf(buf, sizeof(buf), "%s", text_full);
+		buf[strlen(buf) - 1] = '\0';
+		CHECK_EQ(si_text_parse(buf, &q), -EINVAL);
+	}
 }
 
 static void check_text(void)
@@ -122,5 +195,6 @@ int main(void)
 {
 	check_maps();
 	check_text();
+	check_values();
 	return t_result();
 }
