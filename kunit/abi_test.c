@@ -11,7 +11,6 @@
 #include <linux/pid.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
-#include <linux/seq_file.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
@@ -490,6 +489,121 @@ static void text_flags_and_short_addresses(struct kunit *test)
 			   "guard_gap 0\n");
 }
 
+/* Every value at its widest: the longest text, which the room must hold. */
+static void text_longest(struct kunit *test)
+{
+	struct stackinfo_query q = {
+		.valid = ~0ULL,
+		.out_tid = U32_MAX,
+		.tgid = U32_MAX,
+		.thread_flags = STACKINFO_THREAD_MAIN,
+		.map_count = U32_MAX,
+		.start_stack = U64_MAX,
+		.main_vma_start = U64_MAX,
+		.main_vma_end = U64_MAX,
+		.main_vma_flags = ~0ULL,
+		.main_prev_end = U64_MAX,
+		.sp = U64_MAX,
+		.sp_vma_start = U64_MAX,
+		.sp_vma_end = U64_MAX,
+		.sp_vma_flags = ~0ULL,
+		.sp_prev_end = U64_MAX,
+		.sp_guard_start = U64_MAX,
+		.sp_guard_end = U64_MAX,
+		.rlim_stack_cur = U64_MAX - 1, /* U64_MAX is "unlimited" */
+		.rlim_stack_max = U64_MAX - 1,
+		.guard_gap = U64_MAX,
+	};
+	const char *text = stackinfo_text(test, &q);
+
+	KUNIT_EXPECT_STREQ(test, text,
+			   "tid 4294967295\n"
+			   "tgid 4294967295\n"
+			   "main 1\n"
+			   "map_count 4294967295\n"
+			   "start_stack ffffffffffffffff\n"
+			   "main_vma ffffffffffffffff-ffffffffffffffff rwxs\n"
+			   "main_prev_end ffffffffffffffff\n"
+			   "sp ffffffffffffffff\n"
+			   "sp_vma ffffffffffffffff-ffffffffffffffff rwxs\n"
+			   "sp_prev_end ffffffffffffffff\n"
+			   "sp_guard ffffffffffffffff-ffffffffffffffff\n"
+			   "rlim_stack_cur 18446744073709551614\n"
+			   "rlim_stack_max 18446744073709551614\n"
+			   "guard_gap 18446744073709551615\n");
+	/* the sum abi.c checks at build time, met exactly */
+	KUNIT_EXPECT_EQ(test, strlen(text), 408);
+	KUNIT_EXPECT_LE(test, strlen(text), STACKINFO_TEXT_MAX);
+}
+
+/*
+ * The hand-made numbers against the kernel's printf, at every width's
+ * edges: addresses as maps writes them ("%08llx"), the rest in decimal.
+ */
+static void text_as_printf(struct kunit *test)
+{
+	static const u64 values[] = {
+		0,
+		1,
+		9,
+		10,
+		15,
+		16,
+		99,
+		100,
+		0xfffffff,
+		0x10000000,
+		0xffffffff,
+		0x100000000ULL,
+		0x123456789ULL,
+		0x7fffffffffffULL,
+		0x800000000000ULL,
+		0xffff800000000000ULL,
+		9999999999999999999ULL,
+		10000000000000000000ULL,
+		U64_MAX - 1,
+	};
+	char want[STACKINFO_TEXT_MAX + 1];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(values); i++) {
+		u64 v = values[i];
+		u32 v32 = lower_32_bits(v);
+		struct stackinfo_query q = {
+			.valid = ~0ULL,
+			.out_tid = v32,
+			.tgid = v32,
+			.map_count = v32,
+			.start_stack = v,
+			.main_vma_start = v,
+			.main_vma_end = v,
+			.main_prev_end = v,
+			.sp = v,
+			.sp_vma_start = v,
+			.sp_vma_end = v,
+			.sp_prev_end = v,
+			.sp_guard_start = v,
+			.sp_guard_end = v,
+			.rlim_stack_cur = v,
+			.rlim_stack_max = v,
+			.guard_gap = v,
+		};
+
+		snprintf(want, sizeof(want),
+			 "tid %u\ntgid %u\nmain 0\nmap_count %u\n"
+			 "start_stack %08llx\n"
+			 "main_vma %08llx-%08llx ---p\n"
+			 "main_prev_end %08llx\nsp %08llx\n"
+			 "sp_vma %08llx-%08llx ---p\n"
+			 "sp_prev_end %08llx\nsp_guard %08llx-%08llx\n"
+			 "rlim_stack_cur %llu\nrlim_stack_max %llu\n"
+			 "guard_gap %llu\n",
+			 v32, v32, v32, v, v, v, v, v, v, v, v, v, v, v, v, v);
+		KUNIT_EXPECT_STREQ_MSG(test, stackinfo_text(test, &q),
+				       (const char *)want, "value %#llx", v);
+	}
+}
+
 static struct kunit_case stackinfo_abi_cases[] = {
 	KUNIT_CASE(abi_size_zero),
 	KUNIT_CASE(abi_size_short),
@@ -517,6 +631,8 @@ static struct kunit_case stackinfo_abi_cases[] = {
 	KUNIT_CASE(text_thread_all_valid),
 	KUNIT_CASE(text_nothing_but_thread),
 	KUNIT_CASE(text_flags_and_short_addresses),
+	KUNIT_CASE(text_longest),
+	KUNIT_CASE(text_as_printf),
 	{}
 };
 

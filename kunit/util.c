@@ -20,7 +20,6 @@
 #include <linux/mm.h>
 #include <linux/mman.h>
 #include <linux/pid.h>
-#include <linux/seq_file.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
@@ -170,16 +169,14 @@ MODULE_DESCRIPTION("KUnit tests for stackinfo");
 
 const char *stackinfo_text(struct kunit *test, const struct stackinfo_query *q)
 {
-	struct seq_file *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
+	char *buf = kunit_kzalloc(test, STACKINFO_TEXT_MAX + 1, GFP_KERNEL);
+	size_t len;
 
-	KUNIT_ASSERT_NOT_NULL(test, m);
-	m->size = PAGE_SIZE;
-	m->buf = kunit_kzalloc(test, m->size, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, m->buf);
-	stackinfo_show_query(m, q);
-	KUNIT_ASSERT_LT(test, m->count, m->size);
-	m->buf[m->count] = '\0';
-	return m->buf;
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	len = stackinfo_format(buf, q);
+	KUNIT_ASSERT_LE(test, len, STACKINFO_TEXT_MAX);
+	buf[len] = '\0';
+	return buf;
 }
 
 struct task_struct *stackinfo_get_init(struct kunit *test,

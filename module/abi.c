@@ -11,26 +11,29 @@
  * Reading answers for the file's thread (for /proc/stackinfo: the reader),
  * as "key value" lines in a fixed order (stackinfo(4)); addresses are
  * written as /proc/<pid>/maps writes them, "-" stands for a value there is
- * no answer for, or that the reader may not see. The text is made by
- * seq_file at a read at offset 0 (the text is under a page: one read() of
- * it is whole). The kernel's file describes its own thread, and a read
- * that continues at a later offset continues that text whoever reads on,
- * as /proc/<pid>/syscall's does; the module's describes its reader, and
- * goes on only for that reader (module/procfs.c). stackinfo(4) says so.
+ * no answer for, or that the reader may not see. The text is made at each
+ * read, for whoever reads (the module's file) or for the file's thread
+ * (the kernel's), and read from the read's offset: nothing of it is kept
+ * between reads (stackinfo_read_iter()).
  */
+#include <linux/bitops.h>
 #include <linux/build_bug.h>
 #include <linux/stddef.h>
 #include <linux/compat.h>
 #include <linux/fs.h>
+#include <linux/kernel.h> /* DIV_ROUND_UP() */
+#include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/mm.h> /* kvmalloc_array(): mm.h before 5.16, slab.h since */
 #include <linux/overflow.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
-#include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/uaccess.h>
+#include <linux/uio.h>
+#include <linux/unaligned.h>
 #include <kunit/visibility.h>
 
 #include "stackinfo.h"
@@ -470,92 +473,263 @@ long stackinfo_compat_ioctl(struct stackinfo_caller *c, struct file *file,
 }
 #endif
 
-static void stackinfo_show_addr(struct seq_file *m, const char *key, bool valid,
-				u64 addr)
+/*
+ * The text is formatted by hand into room on the reader's stack: no
+ * seq_file, nothing allocated per open or per read, no printf. Each line
+ * is a key, a space and a value at most as long as its kind's widest
+ * (below); the room is their sum and the few bytes a hex number's whole
+ * 16-digit store may write past its digits, checked at build time.
+ */
+#define STACKINFO_LINE(key, value) (sizeof(key) + (value) + 1)
+#define STACKINFO_HEX 16 /* a u64 in hex */
+#define STACKINFO_RANGE (2 * STACKINFO_HEX + 1) /* "start-end" */
+#define STACKINFO_DEC32 10
+#define STACKINFO_DEC64 20 /* "unlimited" is shorter */
+#define STACKINFO_PERMS 5 /* " rwxp" */
+#define STACKINFO_TEXT_LONGEST                                                 \
+	(STACKINFO_LINE("tid", STACKINFO_DEC32) +                              \
+	 STACKINFO_LINE("tgid", STACKINFO_DEC32) + STACKINFO_LINE("main", 1) + \
+	 STACKINFO_LINE("map_count", STACKINFO_DEC32) +                        \
+	 STACKINFO_LINE("start_stack", STACKINFO_HEX) +                        \
+	 STACKINFO_LINE("main_vma", STACKINFO_RANGE + STACKINFO_PERMS) +       \
+	 STACKINFO_LINE("main_prev_end", STACKINFO_HEX) +                      \
+	 STACKINFO_LINE("sp", STACKINFO_HEX) +                                 \
+	 STACKINFO_LINE("sp_vma", STACKINFO_RANGE + STACKINFO_PERMS) +         \
+	 STACKINFO_LINE("sp_prev_end", STACKINFO_HEX) +                        \
+	 STACKINFO_LINE("sp_guard", STACKINFO_RANGE) +                         \
+	 STACKINFO_LINE("rlim_stack_cur", STACKINFO_DEC64) +                   \
+	 STACKINFO_LINE("rlim_stack_max", STACKINFO_DEC64) +                   \
+	 STACKINFO_LINE("guard_gap", STACKINFO_DEC64))
+static_assert(STACKINFO_TEXT_LONGEST + STACKINFO_HEX <= STACKINFO_TEXT_MAX);
+
+/* a string constant, its length known at build time: a store, not a loop */
+#define STACKINFO_PUT(p, s) stackinfo_put_const(p, s, sizeof(s) - 1)
+#define STACKINFO_KEY(p, key) STACKINFO_PUT(p, key " ")
+
+static __always_inline char *stackinfo_put_const(char *p, const char *s,
+						 size_t len)
+{
+	memcpy(p, s, len);
+	return p + len;
+}
+
+/*
+ * The 8 hex digits of @v, as ASCII in the 8 bytes of a u64, the most
+ * significant digit in the most significant byte: each nibble spread to
+ * a byte of its own, then '0' added to each, and 'a' - '0' - 10 more to
+ * each of 10 or more (a byte's 6 more carries into its bit 4 exactly
+ * then; no byte ever carries into the next).
+ */
+static u64 stackinfo_hex8(u32 v)
+{
+	u64 x = v;
+
+	x = (x | x << 16) & 0x0000ffff0000ffffULL;
+	x = (x | x << 8) & 0x00ff00ff00ff00ffULL;
+	x = (x | x << 4) & 0x0f0f0f0f0f0f0f0fULL;
+	return x + 0x3030303030303030ULL +
+	       (((x + 0x0606060606060606ULL) >> 4) & 0x0101010101010101ULL) *
+		       ('a' - '0' - 10);
+}
+
+/*
+ * @v in hex, at least 8 digits, as /proc/<pid>/maps writes addresses: its
+ * n digits are the first n of @v shifted to the top of 16, all 16 stored
+ * (the bytes past the n are written over by what follows, or are past
+ * the text's end, in the room STACKINFO_TEXT_MAX keeps for them).
+ */
+static char *stackinfo_put_hex(char *p, u64 v)
+{
+	unsigned int n = v >> 32 ? DIV_ROUND_UP(fls64(v), 4) : 8;
+
+	v <<= 4 * (STACKINFO_HEX - n);
+	put_unaligned_be64(stackinfo_hex8(v >> 32), p);
+	put_unaligned_be64(stackinfo_hex8(v), p + 8);
+	return p + n;
+}
+
+/*
+ * @v in decimal, two digits at a time from its last (the count is first);
+ * do_div(), which 32-bit kernels need for a u64, is / and % on 64-bit
+ */
+static char *stackinfo_put_dec(char *p, u64 v)
+{
+	unsigned int n = 1;
+	u64 d = v;
+	char *end;
+	u32 r;
+
+	while (d >= 100) {
+		do_div(d, 100);
+		n += 2;
+	}
+	n += d >= 10;
+	end = p + n;
+	while (v >= 100) {
+		r = do_div(v, 100);
+		end -= 2;
+		end[0] = '0' + r / 10;
+		end[1] = '0' + r % 10;
+	}
+	if (v >= 10) {
+		end[-2] = '0' + (u32)v / 10;
+		end[-1] = '0' + (u32)v % 10;
+	} else {
+		end[-1] = '0' + v;
+	}
+	return p + n;
+}
+
+/* a hex value and its line's end, or "-" for one there is no answer for */
+static char *stackinfo_put_addr(char *p, bool valid, u64 v)
 {
 	if (valid)
-		seq_printf(m, "%s %08llx\n", key, addr);
+		p = stackinfo_put_hex(p, v);
 	else
-		seq_printf(m, "%s -\n", key);
+		*p++ = '-';
+	*p++ = '\n';
+	return p;
 }
 
-static void stackinfo_show_vma(struct seq_file *m, const char *key, bool valid,
-			       u64 start, u64 end, u64 flags)
+static char *stackinfo_put_range(char *p, u64 start, u64 end)
 {
-	if (!valid) {
-		seq_printf(m, "%s -\n", key);
-		return;
-	}
-	seq_printf(m, "%s %08llx-%08llx %c%c%c%c\n", key, start, end,
-		   flags & STACKINFO_VMA_READ ? 'r' : '-',
-		   flags & STACKINFO_VMA_WRITE ? 'w' : '-',
-		   flags & STACKINFO_VMA_EXEC ? 'x' : '-',
-		   flags & STACKINFO_VMA_SHARED ? 's' : 'p');
+	p = stackinfo_put_hex(p, start);
+	*p++ = '-';
+	return stackinfo_put_hex(p, end);
 }
 
-static void stackinfo_show_rlim(struct seq_file *m, const char *key, bool valid,
-				u64 lim)
+/* a VMA as maps writes its range and permissions */
+static char *stackinfo_put_vma(char *p, bool valid, u64 start, u64 end,
+			       u64 flags)
 {
 	if (!valid)
-		seq_printf(m, "%s -\n", key);
-	else if (lim == STACKINFO_RLIM_INFINITY)
-		seq_printf(m, "%s unlimited\n", key);
-	else
-		seq_printf(m, "%s %llu\n", key, lim);
+		return stackinfo_put_addr(p, false, 0);
+	p = stackinfo_put_range(p, start, end);
+	p[0] = ' ';
+	p[1] = flags & STACKINFO_VMA_READ ? 'r' : '-';
+	p[2] = flags & STACKINFO_VMA_WRITE ? 'w' : '-';
+	p[3] = flags & STACKINFO_VMA_EXEC ? 'x' : '-';
+	p[4] = flags & STACKINFO_VMA_SHARED ? 's' : 'p';
+	p[5] = '\n';
+	return p + 6;
 }
 
-/* The text for an answered query; the order is ABI. */
-VISIBLE_IF_KUNIT void stackinfo_show_query(struct seq_file *m,
-					   const struct stackinfo_query *q)
+/* a decimal value and its line's end; an rlimit's infinity in words */
+static char *stackinfo_put_u64(char *p, bool valid, u64 v, bool rlim)
 {
-	u64 v = q->valid;
-
-	seq_printf(m, "tid %u\n", q->out_tid);
-	seq_printf(m, "tgid %u\n", q->tgid);
-	seq_printf(m, "main %u\n", !!(q->thread_flags & STACKINFO_THREAD_MAIN));
-	seq_printf(m, "map_count %u\n", q->map_count);
-	stackinfo_show_addr(m, "start_stack", v & STACKINFO_VALID_START_STACK,
-			    q->start_stack);
-	stackinfo_show_vma(m, "main_vma", v & STACKINFO_VALID_MAIN_VMA,
-			   q->main_vma_start, q->main_vma_end,
-			   q->main_vma_flags);
-	stackinfo_show_addr(m, "main_prev_end", v & STACKINFO_VALID_MAIN_PREV,
-			    q->main_prev_end);
-	stackinfo_show_addr(m, "sp", v & STACKINFO_VALID_SP, q->sp);
-	stackinfo_show_vma(m, "sp_vma", v & STACKINFO_VALID_SP_VMA,
-			   q->sp_vma_start, q->sp_vma_end, q->sp_vma_flags);
-	stackinfo_show_addr(m, "sp_prev_end", v & STACKINFO_VALID_SP_PREV,
-			    q->sp_prev_end);
-	/* A guard is PROT_NONE by definition: "---p" says nothing more. */
-	if (v & STACKINFO_VALID_SP_GUARD)
-		seq_printf(m, "sp_guard %08llx-%08llx\n", q->sp_guard_start,
-			   q->sp_guard_end);
+	if (!valid)
+		*p++ = '-';
+	else if (rlim && v == STACKINFO_RLIM_INFINITY)
+		p = STACKINFO_PUT(p, "unlimited");
 	else
-		seq_puts(m, "sp_guard -\n");
-	stackinfo_show_rlim(m, "rlim_stack_cur", v & STACKINFO_VALID_RLIMIT,
-			    q->rlim_stack_cur);
-	stackinfo_show_rlim(m, "rlim_stack_max", v & STACKINFO_VALID_RLIMIT,
-			    q->rlim_stack_max);
-	if (v & STACKINFO_VALID_GUARD_GAP)
-		seq_printf(m, "guard_gap %llu\n", q->guard_gap);
-	else
-		seq_puts(m, "guard_gap -\n");
+		p = stackinfo_put_dec(p, v);
+	*p++ = '\n';
+	return p;
 }
-EXPORT_SYMBOL_IF_KUNIT(stackinfo_show_query);
 
-/* For a seq_file's show: the text for the file's thread (tid 0). */
-int stackinfo_show(struct stackinfo_caller *c, struct seq_file *m)
+/*
+ * The text for an answered query, into @buf (STACKINFO_TEXT_MAX bytes, not
+ * NUL-terminated); returns its length. The keys and their order are ABI.
+ */
+VISIBLE_IF_KUNIT size_t stackinfo_format(char *buf,
+					 const struct stackinfo_query *q)
+{
+	bool main = q->thread_flags & STACKINFO_THREAD_MAIN;
+	u64 v = q->valid;
+	char *p = buf;
+
+	p = STACKINFO_KEY(p, "tid");
+	p = stackinfo_put_u64(p, true, q->out_tid, false);
+	p = STACKINFO_KEY(p, "tgid");
+	p = stackinfo_put_u64(p, true, q->tgid, false);
+	p = STACKINFO_KEY(p, "main");
+	p = stackinfo_put_u64(p, true, main, false);
+	p = STACKINFO_KEY(p, "map_count");
+	p = stackinfo_put_u64(p, true, q->map_count, false);
+	p = STACKINFO_KEY(p, "start_stack");
+	p = stackinfo_put_addr(p, v & STACKINFO_VALID_START_STACK,
+			       q->start_stack);
+	p = STACKINFO_KEY(p, "main_vma");
+	p = stackinfo_put_vma(p, v & STACKINFO_VALID_MAIN_VMA,
+			      q->main_vma_start, q->main_vma_end,
+			      q->main_vma_flags);
+	p = STACKINFO_KEY(p, "main_prev_end");
+	p = stackinfo_put_addr(p, v & STACKINFO_VALID_MAIN_PREV,
+			       q->main_prev_end);
+	p = STACKINFO_KEY(p, "sp");
+	p = stackinfo_put_addr(p, v & STACKINFO_VALID_SP, q->sp);
+	p = STACKINFO_KEY(p, "sp_vma");
+	p = stackinfo_put_vma(p, v & STACKINFO_VALID_SP_VMA, q->sp_vma_start,
+			      q->sp_vma_end, q->sp_vma_flags);
+	p = STACKINFO_KEY(p, "sp_prev_end");
+	p = stackinfo_put_addr(p, v & STACKINFO_VALID_SP_PREV, q->sp_prev_end);
+	/* A guard is PROT_NONE by definition: "---p" says nothing more. */
+	p = STACKINFO_KEY(p, "sp_guard");
+	if (v & STACKINFO_VALID_SP_GUARD) {
+		p = stackinfo_put_range(p, q->sp_guard_start, q->sp_guard_end);
+		*p++ = '\n';
+	} else {
+		p = stackinfo_put_addr(p, false, 0);
+	}
+	p = STACKINFO_KEY(p, "rlim_stack_cur");
+	p = stackinfo_put_u64(p, v & STACKINFO_VALID_RLIMIT, q->rlim_stack_cur,
+			      true);
+	p = STACKINFO_KEY(p, "rlim_stack_max");
+	p = stackinfo_put_u64(p, v & STACKINFO_VALID_RLIMIT, q->rlim_stack_max,
+			      true);
+	p = STACKINFO_KEY(p, "guard_gap");
+	p = stackinfo_put_u64(p, v & STACKINFO_VALID_GUARD_GAP, q->guard_gap,
+			      false);
+	return p - buf;
+}
+EXPORT_SYMBOL_IF_KUNIT(stackinfo_format);
+
+/*
+ * The text of @q copied from @pos: its own frame, so that the text's room
+ * is on the stack only after the query has returned. The room is not
+ * cleared: only the text's own bytes are copied.
+ */
+static noinline ssize_t stackinfo_text_out(const struct stackinfo_query *q,
+					   loff_t pos, struct iov_iter *to)
+{
+	char text[STACKINFO_TEXT_MAX] __uninitialized;
+	size_t len = stackinfo_format(text, q), n;
+
+	if (pos >= len)
+		return 0;
+	n = copy_to_iter(text + pos, len - pos, to);
+	return n ?: -EFAULT;
+}
+
+/*
+ * A read of the text: made anew at every read, for the file's thread (tid
+ * 0), and copied from the read's offset. Nothing outlives the read, so
+ * nothing is kept between reads or shared by the readers of one open
+ * file: a read that goes on from a later offset goes on in a text made
+ * for its own reader, now. The text is under STACKINFO_TEXT_MAX, so one
+ * read() of that size from offset 0 has all of it. The copy out comes
+ * after the query has dropped whatever it took.
+ */
+ssize_t stackinfo_read_iter(struct stackinfo_caller *c, struct kiocb *iocb,
+			    struct iov_iter *to)
 {
 	struct stackinfo_query q = { .size = sizeof(q) };
+	ssize_t ret;
 	int err;
 
-	err = stackinfo_caller_get(c, m->file, false, 0);
+	if (iocb->ki_pos < 0)
+		return -EINVAL;
+	if (!iov_iter_count(to))
+		return 0;
+	err = stackinfo_caller_get(c, iocb->ki_filp, false, 0);
 	if (err)
 		return err;
 	err = stackinfo_query(c, &q);
 	stackinfo_caller_put(c);
 	if (err)
 		return err;
-	stackinfo_show_query(m, &q);
-	return 0;
+	ret = stackinfo_text_out(&q, iocb->ki_pos, to);
+	if (ret > 0)
+		iocb->ki_pos += ret;
+	return ret;
 }

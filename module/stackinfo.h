@@ -14,11 +14,15 @@
 #include <uapi/linux/stackinfo.h>
 
 struct file;
+struct iov_iter;
+struct kiocb;
 struct mm_struct;
 struct pid_namespace;
 struct rlimit;
-struct seq_file;
 struct task_struct;
+
+/* The text's room: the longest text (abi.c adds it up) and a little more. */
+#define STACKINFO_TEXT_MAX	512
 
 /* One VMA as the query reports it; prev_end is 0 when nothing is below. */
 struct stackinfo_vma {
@@ -144,7 +148,9 @@ long stackinfo_ioctl(struct stackinfo_caller *c, struct file *file,
 		     unsigned int cmd, unsigned long arg);
 long stackinfo_compat_ioctl(struct stackinfo_caller *c, struct file *file,
 			    unsigned int cmd, unsigned long arg);
-int stackinfo_show(struct stackinfo_caller *c, struct seq_file *m);
+/* a read of the text, from the read's offset (under STACKINFO_TEXT_MAX) */
+ssize_t stackinfo_read_iter(struct stackinfo_caller *c, struct kiocb *iocb,
+			    struct iov_iter *to);
 
 /* the access policy: who may ask about whom (the module's, or procfs's) */
 int stackinfo_caller_get(struct stackinfo_caller *c, const struct file *file,
@@ -193,7 +199,7 @@ int stackinfo_ioctl_query(struct stackinfo_caller *c, const struct file *file,
 int stackinfo_ioctl_threads(struct stackinfo_caller *c,
 			    const struct file *file,
 			    struct stackinfo_threads __user *uarg);
-void stackinfo_show_query(struct seq_file *m, const struct stackinfo_query *q);
+size_t stackinfo_format(char *buf, const struct stackinfo_query *q);
 bool stackinfo_look_lockless(struct mm_struct *mm, unsigned long sp,
 			     bool have_sp, struct stackinfo_look *l,
 			     void (*before_retry)(struct mm_struct *mm));

@@ -33,7 +33,6 @@
 #include <linux/sched/signal.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/task.h>
-#include <linux/seq_file.h>
 #include <linux/string.h>
 #include <linux/threads.h>
 
@@ -53,7 +52,8 @@ bool stackinfo_guard_gap_known;
 int stackinfo_caller_get(struct stackinfo_caller *c, const struct file *file,
 			 bool want_proof, int proof_fd)
 {
-	const struct seq_file *m = file->private_data;
+	/* the open's mm (mmgrab()), kept by @file, which the caller holds */
+	const struct mm_struct *open_mm = file->private_data;
 
 	memset(c, 0, sizeof(*c));
 	/* the open stands for the proof: there is nothing else to prove */
@@ -68,7 +68,7 @@ int stackinfo_caller_get(struct stackinfo_caller *c, const struct file *file,
 	 * it has exec'd since, with the fd inherited, and the open was for
 	 * the old image.
 	 */
-	if (m->private && current->mm != m->private &&
+	if (open_mm && current->mm != open_mm &&
 	    same_thread_group(current, c->file_task)) {
 		put_task_struct(c->file_task);
 		c->file_task = NULL;
@@ -120,12 +120,12 @@ enum stackinfo_grant stackinfo_grant(const struct stackinfo_caller *c,
 				     struct mm_struct *mm)
 {
 	/* c->file: pinned by the read's or the ioctl's own reference */
-	const struct seq_file *m = c->file->private_data;
+	const struct mm_struct *open_mm = c->file->private_data;
 
 	if (!mm)
 		return STACKINFO_GRANT_NO_SP;
 	/* the open's mm, kept by the open file (mmgrab()) */
-	if (mm != m->private)
+	if (mm != open_mm)
 		return STACKINFO_GRANT_NONE;
 	if (ptrace_may_access(task, PTRACE_MODE_ATTACH_FSCREDS |
 					    PTRACE_MODE_NOAUDIT))
@@ -188,11 +188,12 @@ int stackinfo_process_grant(const struct stackinfo_caller *c,
 }
 
 /* The query core fills the caller in room its callers give it. */
-static int proc_stackinfo_show(struct seq_file *m, void *v)
+static ssize_t proc_stackinfo_read_iter(struct kiocb *iocb,
+					struct iov_iter *to)
 {
 	struct stackinfo_caller c;
 
-	return stackinfo_show(&c, m);
+	return stackinfo_read_iter(&c, iocb, to);
 }
 
 static long proc_stackinfo_ioctl(struct file *file, unsigned int cmd,
@@ -213,33 +214,32 @@ static long proc_stackinfo_compat_ioctl(struct file *file, unsigned int cmd,
 }
 #endif
 
+/* The open's grant: its mm, kept (mmgrab()) until the release. */
 static int proc_stackinfo_open(struct inode *inode, struct file *file)
 {
 	struct mm_struct *mm = proc_mem_open(inode, PTRACE_MODE_READ);
-	int err;
 
 	if (IS_ERR(mm))
 		return PTR_ERR(mm);
-	err = single_open(file, proc_stackinfo_show, mm);
-	if (err && mm)
-		mmdrop(mm);
-	return err;
+	file->private_data = mm;
+	return 0;
 }
 
 static int proc_stackinfo_release(struct inode *inode, struct file *file)
 {
-	struct seq_file *m = file->private_data;
-	struct mm_struct *mm = m->private;
+	struct mm_struct *mm = file->private_data;
 
 	if (mm)
 		mmdrop(mm);
-	return single_release(inode, file);
+	return 0;
 }
 
+/* The text is made at each read (stackinfo_abi.c): nothing is buffered. */
 const struct file_operations proc_pid_stackinfo_operations = {
 	.open		= proc_stackinfo_open,
-	.read_iter	= seq_read_iter,
-	.llseek		= seq_lseek,
+	.read_iter	= proc_stackinfo_read_iter,
+	.splice_read	= copy_splice_read,
+	.llseek		= generic_file_llseek,
 	.release	= proc_stackinfo_release,
 	.unlocked_ioctl	= proc_stackinfo_ioctl,
 #ifdef CONFIG_COMPAT

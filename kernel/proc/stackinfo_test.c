@@ -13,8 +13,8 @@
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
-#include <linux/seq_file.h>
 #include <linux/sizes.h>
+#include <linux/string.h>
 #include <linux/uaccess.h>
 
 #include "stackinfo.h"
@@ -54,16 +54,14 @@ static void proc_stackinfo_vma_flags(struct kunit *test)
 static const char *query_text(struct kunit *test,
 			      const struct stackinfo_query *q)
 {
-	struct seq_file *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
+	char *buf = kunit_kzalloc(test, STACKINFO_TEXT_MAX + 1, GFP_KERNEL);
+	size_t len;
 
-	KUNIT_ASSERT_NOT_NULL(test, m);
-	m->size = PAGE_SIZE;
-	m->buf = kunit_kzalloc(test, m->size, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, m->buf);
-	stackinfo_show_query(m, q);
-	KUNIT_ASSERT_LT(test, m->count, m->size);
-	m->buf[m->count] = '\0';
-	return m->buf;
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	len = stackinfo_format(buf, q);
+	KUNIT_ASSERT_LE(test, len, STACKINFO_TEXT_MAX);
+	buf[len] = '\0';
+	return buf;
 }
 
 /* The text's keys and their order are ABI (proc.rst). */
@@ -114,6 +112,28 @@ static void proc_stackinfo_text(struct kunit *test)
 			   "start_stack -\nmain_vma -\nmain_prev_end -\n"
 			   "sp -\nsp_vma -\nsp_prev_end -\nsp_guard -\n"
 			   "rlim_stack_cur -\nrlim_stack_max -\nguard_gap -\n");
+}
+
+/* Every value at its widest: the longest text fits the room a read has. */
+static void proc_stackinfo_text_longest(struct kunit *test)
+{
+	struct stackinfo_query q = {
+		.valid = ~0ULL,
+		.out_tid = U32_MAX, .tgid = U32_MAX, .map_count = U32_MAX,
+		.start_stack = U64_MAX,
+		.main_vma_start = U64_MAX, .main_vma_end = U64_MAX,
+		.main_vma_flags = ~0ULL, .main_prev_end = U64_MAX,
+		.sp = U64_MAX, .sp_vma_start = U64_MAX, .sp_vma_end = U64_MAX,
+		.sp_vma_flags = ~0ULL, .sp_prev_end = U64_MAX,
+		.sp_guard_start = U64_MAX, .sp_guard_end = U64_MAX,
+		.rlim_stack_cur = U64_MAX - 1, .rlim_stack_max = U64_MAX - 1,
+		.guard_gap = U64_MAX,
+	};
+	const char *text = query_text(test, &q);
+
+	KUNIT_EXPECT_EQ(test, strlen(text), 408);
+	KUNIT_EXPECT_STREQ(test, text + strlen(text) - 31,
+			   "guard_gap 18446744073709551615\n");
 }
 
 /*
@@ -298,6 +318,7 @@ static void proc_stackinfo_kthread(struct kunit *test)
 static struct kunit_case proc_stackinfo_cases[] = {
 	KUNIT_CASE(proc_stackinfo_vma_flags),
 	KUNIT_CASE(proc_stackinfo_text),
+	KUNIT_CASE(proc_stackinfo_text_longest),
 	KUNIT_CASE(proc_stackinfo_look),
 	KUNIT_CASE_PARAM(proc_stackinfo_growth, growth_gen_params),
 	KUNIT_CASE(proc_stackinfo_kthread),

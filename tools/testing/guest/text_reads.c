@@ -1,11 +1,24 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Who /proc/stackinfo's text is about when one open file description is
- * read by several readers (stackinfo(4)): the text is made for the thread
- * that reads, and continued only for that thread. Any other thread, of
- * the same process or of another one (a shared stdin, an inherited fd),
- * that reads on at a later offset reads its own text from that offset,
- * never the rest of the first reader's:
+ * How the text reads (stackinfo(4)): made anew at each read, for whoever
+ * reads, and read from the read's offset; nothing of it kept between
+ * reads. For /proc/stackinfo, and for /proc/thread-self/stackinfo where
+ * the kernel has the in-tree files:
+ *  - in pieces: a byte a read, and every size of pread at 0, give the
+ *    text of one whole read (but the SP line, which moves with the caller);
+ *  - vectored (readv, preadv) and spliced (splice to a pipe, sendfile to a
+ *    file): the same text;
+ *  - seeks: SEEK_SET and SEEK_CUR move within it, a read past its end
+ *    reads nothing, a negative offset is EINVAL;
+ *  - made at each read: RLIMIT_STACK changed between the first bytes and
+ *    the rest, the rest says the new limit (a text kept from the first
+ *    read would say the old);
+ *  - a read of nothing reads nothing, a bad buffer is EFAULT, one whose
+ *    tail is unmapped gets the bytes before it.
+ * Then who it is about when one open file description of /proc/stackinfo
+ * is read by several readers: the text is made for the thread that reads,
+ * so no other thread, of the same process or of another one (a shared
+ * stdin, an inherited fd), reads on in the first reader's text:
  *  - two threads of one process: the main thread reads the first bytes,
  *    a second thread reads on and gets its own text from there (its own
  *    pread at 0 says what that is); the main thread's pread at 0 is its
@@ -20,10 +33,16 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/sendfile.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -61,6 +80,223 @@ static size_t before_sp(const char *text)
 	const char *sp = strstr(text, "\nsp ");
 
 	return sp ? (size_t)(sp - text) : strlen(text);
+}
+
+#define TEXT_MAX	512	/* the text is shorter (stackinfo(4)) */
+
+/* @text without its "sp " line, into @out */
+static void drop_sp(const char *text, char *out, size_t size)
+{
+	const char *sp = strstr(text, "\nsp ");
+	const char *eol = sp ? strchr(sp + 1, '\n') : NULL;
+
+	if (!eol)
+		snprintf(out, size, "%s", text);
+	else
+		snprintf(out, size, "%.*s%s", (int)(sp - text), text, eol);
+}
+
+/* @got is the text @want is, but for the SP line; says @how otherwise */
+static void same_text(const char *path, const char *how, const char *got,
+		      const char *want)
+{
+	char g[TEXT_MAX * 2], w[TEXT_MAX * 2];
+
+	drop_sp(got, g, sizeof(g));
+	drop_sp(want, w, sizeof(w));
+	CHECK(!strcmp(g, w), "%s, %s: \"%.60s\"... not \"%.60s\"...", path, how, g, w);
+}
+
+/* One whole read at 0, NUL-terminated; its length */
+static size_t whole(const char *path, int f, char *buf)
+{
+	ssize_t n = pread(f, buf, TEXT_MAX, 0);
+
+	CHECK(n > 0 && n < TEXT_MAX, "%s: pread at 0: %zd", path, n);
+	buf[n > 0 ? n : 0] = '\0';
+	return n > 0 ? (size_t)n : 0;
+}
+
+static void in_pieces(const char *path, int f)
+{
+	char want[TEXT_MAX + 1], got[TEXT_MAX + 1];
+	size_t len = whole(path, f, want), have = 0, size, stable;
+	ssize_t n;
+
+	/* a byte a read, from 0 to the end */
+	CHECK(lseek(f, 0, SEEK_SET) == 0, "%s: lseek to 0", path);
+	while (have < TEXT_MAX && read(f, got + have, 1) == 1)
+		have++;
+	got[have] = '\0';
+	same_text(path, "a byte a read", got, want);
+	CHECK(read(f, got, 1) == 0, "%s: a read at the end read something", path);
+	/* every size at 0: that many bytes, the text's first */
+	stable = before_sp(want);
+	for (size = 1; size <= len; size++) {
+		n = pread(f, got, size, 0);
+		CHECK(n == (ssize_t)size, "%s: pread of %zu at 0: %zd", path, size, n);
+		CHECK(n <= 0 || !memcmp(got, want, size < stable ? size : stable),
+		      "%s: pread of %zu at 0: \"%.*s\"", path, size, (int)n, got);
+	}
+}
+
+static void vectored(const char *path, int f)
+{
+	char want[TEXT_MAX + 1], got[TEXT_MAX + 1], a[3], b[11], c[1];
+	char d[TEXT_MAX];
+	struct iovec iov[] = {
+		{ a, sizeof(a) }, { b, sizeof(b) }, { c, sizeof(c) }, { d, sizeof(d) },
+	};
+	size_t len = whole(path, f, want);
+	ssize_t n;
+	int round;
+
+	for (round = 0; round < 2; round++) {
+		if (round == 0) {
+			n = preadv(f, iov, 4, 0);
+		} else {
+			CHECK(lseek(f, 0, SEEK_SET) == 0, "%s: lseek to 0", path);
+			n = readv(f, iov, 4);
+		}
+		CHECK(n == (ssize_t)len, "%s: %s of the text: %zd, not %zu", path,
+		      round ? "readv" : "preadv", n, len);
+		if (n <= (ssize_t)(sizeof(a) + sizeof(b) + sizeof(c)))
+			continue;
+		snprintf(got, sizeof(got), "%.3s%.11s%.1s%.*s", a, b, c,
+			 (int)(n - sizeof(a) - sizeof(b) - sizeof(c)), d);
+		same_text(path, round ? "readv" : "preadv", got, want);
+	}
+}
+
+static void spliced(const char *path, int f)
+{
+	char want[TEXT_MAX + 1], got[TEXT_MAX + 1];
+	size_t len = whole(path, f, want);
+	loff_t off = 0;
+	int p[2], out;
+	ssize_t n;
+
+	CHECK(pipe(p) == 0, "pipe");
+	n = splice(f, &off, p[1], NULL, TEXT_MAX, 0);
+	CHECK(n == (ssize_t)len, "%s: splice to a pipe: %zd, not %zu (%s)", path, n, len,
+	      n < 0 ? strerror(errno) : "");
+	n = n > 0 ? read(p[0], got, n) : 0;
+	got[n > 0 ? n : 0] = '\0';
+	same_text(path, "spliced", got, want);
+	close(p[0]);
+	close(p[1]);
+
+	out = open("/tmp", O_RDWR | O_TMPFILE | O_CLOEXEC, 0600);
+	CHECK(out >= 0, "a file for sendfile: %s", strerror(errno));
+	if (out < 0)
+		return;
+	off = 0;
+	n = sendfile(out, f, &off, TEXT_MAX);
+	CHECK(n == (ssize_t)len && off == n, "%s: sendfile: %zd (offset %lld), not %zu (%s)",
+	      path, n, (long long)off, len, n < 0 ? strerror(errno) : "");
+	n = n > 0 ? pread(out, got, n, 0) : 0;
+	got[n > 0 ? n : 0] = '\0';
+	same_text(path, "sent", got, want);
+	close(out);
+}
+
+static void seeks(const char *path, int f)
+{
+	char want[TEXT_MAX + 1], got[TEXT_MAX + 1];
+	size_t len = whole(path, f, want);
+	ssize_t n;
+
+	CHECK(lseek(f, 10, SEEK_SET) == 10, "%s: SEEK_SET 10", path);
+	CHECK(lseek(f, 5, SEEK_CUR) == 15, "%s: SEEK_CUR 5 from 10", path);
+	n = read(f, got + 15, TEXT_MAX - 15);
+	CHECK(n == (ssize_t)len - 15, "%s: read at 15: %zd, not %zu", path, n, len - 15);
+	memcpy(got, want, 15);
+	got[n > 0 ? n + 15 : 15] = '\0';
+	same_text(path, "read at 15", got, want);
+	CHECK(lseek(f, 0, SEEK_CUR) == (off_t)len, "%s: the offset after the rest", path);
+	CHECK(lseek(f, 1 << 20, SEEK_SET) == 1 << 20, "%s: SEEK_SET past the end", path);
+	CHECK(read(f, got, TEXT_MAX) == 0, "%s: a read past the end read something", path);
+	errno = 0;
+	CHECK(lseek(f, -1, SEEK_SET) == -1 && errno == EINVAL, "%s: SEEK_SET -1: %s", path,
+	      strerror(errno));
+	CHECK(lseek(f, 0, SEEK_CUR) == 1 << 20, "%s: a refused seek moved the offset", path);
+}
+
+static unsigned long long text_rlim_cur(const char *text)
+{
+	const char *l = strstr(text, "\nrlim_stack_cur ");
+
+	return l ? strtoull(l + strlen("\nrlim_stack_cur "), NULL, 10) : 0;
+}
+
+static void made_per_read(const char *path, int f)
+{
+	struct rlimit old, lim;
+	char got[TEXT_MAX + 1];
+	ssize_t n, m;
+
+	CHECK(getrlimit(RLIMIT_STACK, &old) == 0, "getrlimit");
+	lim = old;
+	lim.rlim_cur = 4 << 20;
+	CHECK(setrlimit(RLIMIT_STACK, &lim) == 0, "setrlimit");
+	CHECK(lseek(f, 0, SEEK_SET) == 0, "%s: lseek to 0", path);
+	n = read(f, got, HEAD);
+	CHECK(n == HEAD, "%s: the first bytes: %zd", path, n);
+	lim.rlim_cur = 2 << 20;
+	CHECK(setrlimit(RLIMIT_STACK, &lim) == 0, "setrlimit");
+	m = read(f, got + HEAD, TEXT_MAX - HEAD);
+	CHECK(m > 0, "%s: the rest: %zd", path, m);
+	got[m > 0 ? HEAD + m : HEAD] = '\0';
+	CHECK(text_rlim_cur(got) == 2 << 20,
+	      "%s: the rest, read after RLIMIT_STACK went from 4 MiB to 2, says %llu", path,
+	      text_rlim_cur(got));
+	setrlimit(RLIMIT_STACK, &old);
+}
+
+static void odd_buffers(const char *path, int f)
+{
+	char want[TEXT_MAX + 1], got[TEXT_MAX];
+	long page = sysconf(_SC_PAGESIZE);
+	char *two;
+	ssize_t n;
+
+	whole(path, f, want);
+	CHECK(pread(f, got, 0, 0) == 0, "%s: a read of 0 bytes", path);
+	errno = 0;
+	/* the system call itself: glibc's pread() would be told it overflows */
+	n = syscall(SYS_pread64, f, (void *)8, TEXT_MAX, 0);
+	CHECK(n == -1 && errno == EFAULT, "%s: a read into address 8: %zd (%s)", path, n,
+	      strerror(errno));
+	two = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(two != MAP_FAILED, "mmap");
+	if (two == MAP_FAILED)
+		return;
+	munmap(two + page, page);
+	/* the copy may stop short of the fault, never past it */
+	CHECK(lseek(f, 0, SEEK_SET) == 0, "%s: lseek to 0", path);
+	n = read(f, two + page - 10, TEXT_MAX);
+	CHECK(n > 0 && n <= 10 && !memcmp(two + page - 10, want, n),
+	      "%s: a read into a buffer 10 bytes from its unmapped end: %zd", path, n);
+	CHECK(lseek(f, 0, SEEK_CUR) == (n > 0 ? n : 0), "%s: the offset after a short read",
+	      path);
+	munmap(two, page);
+}
+
+/* Each shape of read of the text at @path. */
+static void shapes(const char *path)
+{
+	int f = open(path, O_RDONLY | O_CLOEXEC);
+
+	CHECK(f >= 0, "%s: %s", path, strerror(errno));
+	if (f < 0)
+		return;
+	in_pieces(path, f);
+	vectored(path, f);
+	spliced(path, f);
+	seeks(path, f);
+	made_per_read(path, f);
+	odd_buffers(path, f);
+	close(f);
 }
 
 static void threads_of_one_process(void)
@@ -130,6 +366,7 @@ static void two_processes(void)
 	child = fork();
 	if (child == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		t_failures = 0;	/* its own checks only */
 		_exit(user_reads_on(getppid(), first));
 	}
 	CHECK(child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status) &&
@@ -138,11 +375,20 @@ static void two_processes(void)
 
 int main(void)
 {
+	bool intree = access("/proc/thread-self/stackinfo", F_OK) == 0;
+
 	fd = open(STACKINFO_PROC_PATH, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
+	if (fd < 0 && !intree) {
 		perror(STACKINFO_PROC_PATH);
 		return T_SKIP;
 	}
+	if (intree)
+		shapes("/proc/thread-self/stackinfo");
+	if (fd < 0) {
+		printf("text_reads: no module: the in-tree file alone\n");
+		return t_result();
+	}
+	shapes(STACKINFO_PROC_PATH);
 	threads_of_one_process();
 	if (getuid() == 0)
 		two_processes();
