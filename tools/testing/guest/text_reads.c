@@ -222,15 +222,9 @@ static void seeks(const char *path, int f)
 	CHECK(lseek(f, 0, SEEK_CUR) == 1 << 20, "%s: a refused seek moved the offset", path);
 }
 
-static unsigned long long text_rlim_cur(const char *text)
-{
-	const char *l = strstr(text, "\nrlim_stack_cur ");
-
-	return l ? strtoull(l + strlen("\nrlim_stack_cur "), NULL, 10) : 0;
-}
-
 static void made_per_read(const char *path, int f)
 {
+	struct stackinfo_query q = { 0 };
 	struct rlimit old, lim;
 	char got[TEXT_MAX + 1];
 	ssize_t n, m;
@@ -247,9 +241,11 @@ static void made_per_read(const char *path, int f)
 	m = read(f, got + HEAD, TEXT_MAX - HEAD);
 	CHECK(m > 0, "%s: the rest: %zd", path, m);
 	got[m > 0 ? HEAD + m : HEAD] = '\0';
-	CHECK(text_rlim_cur(got) == 2 << 20,
+	CHECK(!si_text_parse(got, &q), "%s: the first bytes and the rest do not parse: %.60s",
+	      path, got);
+	CHECK(q.rlim_stack_cur == 2 << 20,
 	      "%s: the rest, read after RLIMIT_STACK went from 4 MiB to 2, says %llu", path,
-	      text_rlim_cur(got));
+	      (unsigned long long)q.rlim_stack_cur);
 	setrlimit(RLIMIT_STACK, &old);
 }
 
