@@ -2,11 +2,12 @@
 /*
  * The test helpers that judge the module, judged on known input: the
  * /proc/<pid>/maps parser and lookup, and the /proc/stackinfo text parser
- * (every key, "-" values, and what it must refuse).
+ * (every key, "-" values, and what it must refuse, a text cut short among it).
  */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "testutil.h"
@@ -122,6 +123,13 @@ static void check_values(void)
 	CHECK_EQ(q.main_vma_flags, STACKINFO_VMA_READ | STACKINFO_VMA_EXEC | STACKINFO_VMA_SHARED);
 	CHECK_EQ(with_value("main", "1", &q), 0);
 	CHECK_EQ(q.thread_flags, STACKINFO_THREAD_MAIN);
+	/* leading zeros past 16 hex digits and past 20 decimal ones */
+	CHECK_EQ(with_value("sp", "00000000000000001000", &q), 0);
+	CHECK_EQ(q.sp, 0x1000);
+	CHECK_EQ(with_value("guard_gap", "000000000000000000042", &q), 0);
+	CHECK_EQ(q.guard_gap, 42);
+	CHECK_EQ(with_value("guard_gap", "0018446744073709551615", &q), 0);
+	CHECK_EQ(q.guard_gap, UINT64_MAX);
 	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
 		CHECK(with_value(refused[i].key, refused[i].val, &q) == -EINVAL, "%s \"%s\" taken",
 		      refused[i].key, refused[i].val);
@@ -134,6 +142,28 @@ static void check_values(void)
 		snprintf(buf, sizeof(buf), "%s", text_full);
 		buf[strlen(buf) - 1] = '\0';
 		CHECK_EQ(si_text_parse(buf, &q), -EINVAL);
+	}
+}
+
+/*
+ * Every text cut short, each in a heap block of its own length: refused,
+ * and (under ASan) nothing read past its NUL.
+ */
+static void check_cut(void)
+{
+	size_t len, full = strlen(text_full);
+	struct stackinfo_query q;
+	char *cut;
+
+	for (len = 0; len < full; len++) {
+		cut = malloc(len + 1);
+		CHECK(cut, "malloc");
+		if (!cut)
+			return;
+		memcpy(cut, text_full, len);
+		cut[len] = '\0';
+		CHECK(si_text_parse(cut, &q) == -EINVAL, "the text cut at %zu taken", len);
+		free(cut);
 	}
 }
 
@@ -196,5 +226,6 @@ int main(void)
 	check_maps();
 	check_text();
 	check_values();
+	check_cut();
 	return t_result();
 }
