@@ -57,7 +57,7 @@ enum {
 	T_GETPPID_CHURN, T_SELF_THREADED, T_TEXT_KEPT, T_TEXT_OPEN, T_LIB_SELF,
 	T_LIB_HANDLE, T_INTERPOSED, T_GLIBC_OTHER, T_LIB_SELF_PMQ, T_LIB_HANDLE_PMQ,
 	T_INTERPOSED_PMQ, T_INTERPOSED_MAPS, T_BATCH_OTHER,
-	T_BATCH_OTHER_NOSP,
+	T_BATCH_OTHER_NOSP, T_TEXT_OPEN_CLOSE, T_MAPS_OPEN_CLOSE,
 };
 
 static int fd = -1, intree_fd = -1;
@@ -246,6 +246,31 @@ static int text_open_read_close(void)
 	return n > 0 ? 0 : -1;
 }
 
+/*
+ * What an open and a close cost by themselves, whatever the file answers:
+ * the floor under any call that opens a file for one read (the text's, and
+ * glibc's own main-thread call, which opens /proc/self/maps).
+ */
+static int open_close(const char *path)
+{
+	int f = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (f < 0)
+		return -1;
+	close(f);
+	return 0;
+}
+
+static int text_open_close(void)
+{
+	return open_close("/proc/stackinfo");
+}
+
+static int maps_open_close(void)
+{
+	return open_close("/proc/self/maps");
+}
+
 static int lib_self(void)
 {
 	struct stackinfo_query q;
@@ -315,6 +340,7 @@ static void row(int tag, const char *name, int (*fn)(void), int calls,
 		CASE(T_INTERPOSED); CASE(T_GLIBC_OTHER); CASE(T_LIB_SELF_PMQ);
 		CASE(T_LIB_HANDLE_PMQ); CASE(T_INTERPOSED_PMQ); CASE(T_INTERPOSED_MAPS);
 		CASE(T_BATCH_OTHER); CASE(T_BATCH_OTHER_NOSP);
+		CASE(T_TEXT_OPEN_CLOSE); CASE(T_MAPS_OPEN_CLOSE);
 #undef CASE
 		default:
 			errno = EINVAL;
@@ -557,8 +583,9 @@ static void interposed_row(int tag, const char *name, const char *backend, int c
  * What users call, on the module: its text on a kept fd and opened for
  * one read, the library's self query without a handle and through one,
  * the interposer's main-thread answer, and glibc's own call about another
- * thread, the interposer's reference. Then, but in --check, the library's
- * on PROCMAP_QUERY, and the interposer on it and on the maps parse. The
+ * thread, the interposer's reference. Then, but in --check, an open and a
+ * close alone (of the text, and of the maps glibc's call reads), the
+ * library's on PROCMAP_QUERY, and the interposer on it and on the maps parse. The
  * process has had other threads by then: the interposer's PROCMAP_QUERY
  * backend reads maps (libstackinfo(3), SYSTEM CALLS).
  */
@@ -578,6 +605,8 @@ static void user_rows(bool check)
 	row(T_GLIBC_OTHER, "glibc_other", glibc_other, 32, 1);
 	if (check)
 		return;
+	row(T_TEXT_OPEN_CLOSE, "text_open_close", text_open_close, 32, 1);
+	row(T_MAPS_OPEN_CLOSE, "maps_open_close", maps_open_close, 32, 1);
 	if (!stackinfo_set_backend(STACKINFO_BACKEND_PROCMAP_QUERY)) {
 		row(T_LIB_SELF_PMQ, "lib_self_pmq", lib_self, 32, 1);
 		if (stackinfo_handle_open(0, &handle))
