@@ -585,8 +585,8 @@ static void interposed_row(int tag, const char *name, const char *backend, int c
  * the interposer's main-thread answer, and glibc's own call about another
  * thread, the interposer's reference. Then, but in --check, an open and a
  * close alone (of the text, and of the maps glibc's call reads), the
- * library's on PROCMAP_QUERY, and the interposer on it and on the maps parse. The
- * process has had other threads by then: the interposer's PROCMAP_QUERY
+ * library's on PROCMAP_QUERY, and the interposer on it and on the maps
+ * parse. The process has had other threads by then: the interposer's PROCMAP_QUERY
  * backend reads maps (libstackinfo(3), SYSTEM CALLS).
  */
 static void user_rows(bool check)
